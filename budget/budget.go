@@ -1,0 +1,95 @@
+// Package budget validates coderun's budgets (fuel, compute time, wall time,
+// memory, output, concurrency) and meters one run against them, deciding
+// which budget tripped and with which message.
+package budget
+
+import (
+	"fmt"
+	"time"
+)
+
+// FuelUnit documents what one unit of fuel is. The hardened QuickJS module
+// (see package wasm, Fuel) charges:
+//   - 1 unit each time any loop of the engine's C code (builtins, the
+//     garbage collector, the parser, regular expressions, JSON, BigInt …)
+//     starts an iteration, and 1 unit per 4 KiB moved by memory.copy or
+//     memory.fill;
+//   - InterruptCost units each time QuickJS polls its interrupt handler,
+//     which its interpreter does once per 10,000 interpreter operations
+//     (function calls and backward jumps).
+//
+// The count depends only on the program and the binding results it sees, so
+// the same program spends the same fuel on any machine.
+const FuelUnit = "one C loop iteration; 10,000 per 10,000 interpreter operations"
+
+// InterruptCost is the fuel charged per QuickJS interrupt poll.
+const InterruptCost = 10000
+
+// Limits are the budgets of every run. They are the validated form of
+// coderun.Config.
+type Limits struct {
+	Fuel               uint64
+	ComputeTime        time.Duration
+	WallTime           time.Duration
+	MemoryBytes        int64
+	MaxOutputBytes     int64
+	MaxConcurrentCalls int
+}
+
+// Bounds of MemoryBytes.
+const (
+	MinMemoryBytes = 4 << 20
+	MaxMemoryBytes = 4 << 30
+)
+
+// Validate returns an error naming the first field that is out of range and
+// its value.
+func (l Limits) Validate() error {
+	switch {
+	case l.Fuel == 0:
+		return fmt.Errorf("coderun: Config.Fuel must be positive, got %d", l.Fuel)
+	case l.ComputeTime <= 0:
+		return fmt.Errorf("coderun: Config.ComputeTime must be positive, got %v", l.ComputeTime)
+	case l.WallTime <= 0:
+		return fmt.Errorf("coderun: Config.WallTime must be positive, got %v", l.WallTime)
+	case l.MemoryBytes < MinMemoryBytes || l.MemoryBytes > MaxMemoryBytes:
+		return fmt.Errorf("coderun: Config.MemoryBytes must be between 4 MiB (%d) and 4 GiB (%d), got %d",
+			int64(MinMemoryBytes), int64(MaxMemoryBytes), l.MemoryBytes)
+	case l.MaxOutputBytes < 4:
+		return fmt.Errorf("coderun: Config.MaxOutputBytes must be at least 4, got %d", l.MaxOutputBytes)
+	case l.MaxConcurrentCalls <= 0:
+		return fmt.Errorf("coderun: Config.MaxConcurrentCalls must be positive, got %d", l.MaxConcurrentCalls)
+	}
+	return nil
+}
+
+// MemoryPages returns MemoryBytes in 64 KiB wasm pages, rounded down.
+func (l Limits) MemoryPages() uint32 { return uint32(l.MemoryBytes >> 16) }
+
+// FuelMessage is the timeout message when fuel ran out.
+func FuelMessage(fuel uint64) string { return fmt.Sprintf("fuel budget exhausted (%d units)", fuel) }
+
+// ComputeMessage is the timeout message when compute time ran out.
+func ComputeMessage(busy time.Duration) string {
+	return fmt.Sprintf("compute budget exhausted (%dms busy)", busy.Milliseconds())
+}
+
+// WallMessage is the timeout message when the wall-clock ceiling was reached.
+func WallMessage(wall time.Duration) string {
+	return fmt.Sprintf("wall-clock ceiling reached (%dms)", wall.Milliseconds())
+}
+
+// MemoryMessage is the worker-exit message when the memory cap was hit.
+func MemoryMessage(bytes int64) string {
+	return fmt.Sprintf("worker error: memory limit of %s exceeded", formatBytes(bytes))
+}
+
+func formatBytes(n int64) string {
+	if n%(1<<20) == 0 {
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	if n%(1<<10) == 0 {
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}

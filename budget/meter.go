@@ -1,0 +1,114 @@
+package budget
+
+import "time"
+
+// Trip names the budget that ran out.
+type Trip int
+
+// The budgets a Meter can trip.
+const (
+	None Trip = iota
+	Fuel
+	Compute
+	Wall
+)
+
+// Slice is the most fuel handed to the guest between two checks. It bounds
+// how long the guest runs without a preemption point: at the slowest fuel
+// rate measured (C-heavy code such as sort, about 1,200 units per ms) 4,096
+// units is a few milliseconds; JavaScript code yields at each interrupt poll.
+const Slice = 4096
+
+// Meter accounts one run's fuel and busy time. It is used from the run's
+// goroutine only.
+type Meter struct {
+	limits   Limits
+	start    time.Time
+	used     uint64 // fuel spent up to the last refill
+	given    int64  // fuel handed out at the last refill
+	busy     time.Duration
+	busyFrom time.Time
+	inGuest  bool
+}
+
+// NewMeter starts metering a run now.
+func NewMeter(l Limits, now time.Time) *Meter { return &Meter{limits: l, start: now} }
+
+// Enter marks the start of guest execution.
+func (m *Meter) Enter(now time.Time) {
+	if !m.inGuest {
+		m.inGuest, m.busyFrom = true, now
+	}
+}
+
+// Exit marks the end of guest execution.
+func (m *Meter) Exit(now time.Time) {
+	if m.inGuest {
+		m.inGuest = false
+		m.busy += now.Sub(m.busyFrom)
+	}
+}
+
+// Busy returns the guest's busy time so far.
+func (m *Meter) Busy(now time.Time) time.Duration {
+	if m.inGuest {
+		return m.busy + now.Sub(m.busyFrom)
+	}
+	return m.busy
+}
+
+// FuelUsed returns the fuel spent, given the guest's current fuel global.
+func (m *Meter) FuelUsed(left int64) uint64 {
+	spent := m.given - left
+	if spent < 0 {
+		spent = 0
+	}
+	return m.used + uint64(spent)
+}
+
+// Refill is called when the guest's fuel global went negative (left < 0) or
+// at the first check. It returns the next value of the global, or the budget
+// that tripped.
+func (m *Meter) Refill(left int64, now time.Time) (int64, Trip) {
+	m.used = m.FuelUsed(left)
+	m.given = 0
+	if m.used >= m.limits.Fuel {
+		return 0, Fuel
+	}
+	if t := m.CheckTime(now); t != None {
+		return 0, t
+	}
+	next := m.limits.Fuel - m.used
+	if next > Slice {
+		next = Slice
+	}
+	m.given = int64(next)
+	return m.given, None
+}
+
+// CheckTime reports whether compute or wall time ran out.
+func (m *Meter) CheckTime(now time.Time) Trip {
+	if now.Sub(m.start) >= m.limits.WallTime {
+		return Wall
+	}
+	if m.Busy(now) >= m.limits.ComputeTime {
+		return Compute
+	}
+	return None
+}
+
+// WallDeadline is when the wall-clock ceiling is reached.
+func (m *Meter) WallDeadline() time.Time { return m.start.Add(m.limits.WallTime) }
+
+// Message returns the timeout message for t.
+func (m *Meter) Message(t Trip) string {
+	switch t {
+	case Fuel:
+		return FuelMessage(m.limits.Fuel)
+	case Compute:
+		return ComputeMessage(m.limits.ComputeTime)
+	case Wall:
+		return WallMessage(m.limits.WallTime)
+	}
+	return ""
+}

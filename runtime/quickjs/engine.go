@@ -1,0 +1,174 @@
+package quickjs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+)
+
+// Host receives what an instance asks of the outside world. Its methods run
+// on the goroutine that called into the instance. A method may end the
+// instance at once by panicking with an error value: the panic unwinds the
+// guest and the call into the instance returns that error.
+type Host interface {
+	// Call handles a call of the guest's raw host function. args are the
+	// JavaScript arguments; the result must be a Value the guest owns (an
+	// int, a boolean, undefined, or a value created in this instance).
+	Call(in *Instance, args []Value) Value
+	// Write receives one write of the guest to fd 1 or 2. p aliases guest
+	// memory and must not be retained.
+	Write(fd uint32, p []byte)
+	// Sleep waits for d (guest sleeps and timers of the C library).
+	Sleep(d time.Duration)
+	// Exit is told that the guest called proc_exit; the instance is then
+	// ended with an *ExitError.
+	Exit(code uint32)
+	// FuelYield is called by the fuel-metered module when its fuel global
+	// went negative; it returns the new value of the global.
+	FuelYield(in *Instance, left int64) int64
+}
+
+// ExitError is the error of a call during which the guest called proc_exit.
+type ExitError struct{ Code uint32 }
+
+func (e *ExitError) Error() string { return fmt.Sprintf("guest exited with code %d", e.Code) }
+
+type hostKey struct{}
+
+type hostRef struct {
+	host Host
+	in   *Instance
+}
+
+func hostFrom(ctx context.Context) Host {
+	if r, ok := ctx.Value(hostKey{}).(*hostRef); ok {
+		return r.host
+	}
+	return nil
+}
+
+func refFrom(ctx context.Context) *hostRef {
+	r, _ := ctx.Value(hostKey{}).(*hostRef)
+	return r
+}
+
+// Options configure an Engine.
+type Options struct {
+	// Wasm is the module to compile: the pristine QuickJS build or a
+	// rewritten one.
+	Wasm []byte
+	// MemoryLimitPages caps every instance's linear memory (64 KiB pages).
+	MemoryLimitPages uint32
+	// Cache, if set, is used for compilation.
+	Cache wazero.CompilationCache
+	// Configure, if set, may adjust the runtime configuration.
+	Configure func(wazero.RuntimeConfig) wazero.RuntimeConfig
+}
+
+// Engine is one wazero runtime with the module compiled once. It is safe for
+// concurrent use: every Instantiate makes an independent instance.
+type Engine struct {
+	rt       wazero.Runtime
+	compiled wazero.CompiledModule
+	hasFuel  bool
+}
+
+// NewEngine compiles opts.Wasm and defines the host modules it imports.
+func NewEngine(ctx context.Context, opts Options) (*Engine, error) {
+	cfg := wazero.NewRuntimeConfigCompiler().WithCloseOnContextDone(false)
+	if opts.MemoryLimitPages > 0 {
+		cfg = cfg.WithMemoryLimitPages(opts.MemoryLimitPages)
+	}
+	if opts.Cache != nil {
+		cfg = cfg.WithCompilationCache(opts.Cache)
+	}
+	if opts.Configure != nil {
+		cfg = opts.Configure(cfg)
+	}
+	rt := wazero.NewRuntimeWithConfig(ctx, cfg)
+	e := &Engine{rt: rt}
+	if err := e.init(ctx, opts.Wasm); err != nil {
+		_ = rt.Close(ctx)
+		return nil, err
+	}
+	return e, nil
+}
+
+func (e *Engine) init(ctx context.Context, wasm []byte) error {
+	if err := instantiateWASI(ctx, e.rt); err != nil {
+		return fmt.Errorf("quickjs: defining wasi imports: %w", err)
+	}
+	_, err := e.rt.NewHostModuleBuilder("env").NewFunctionBuilder().
+		WithGoModuleFunction(api.GoModuleFunc(jsFunctionProxy), []api.ValueType{i32, i64, i32, i32}, []api.ValueType{i64}).
+		Export("jsFunctionProxy").Instantiate(ctx)
+	if err != nil {
+		return fmt.Errorf("quickjs: defining env imports: %w", err)
+	}
+	_, err = e.rt.NewHostModuleBuilder("coderun").NewFunctionBuilder().
+		WithGoModuleFunction(api.GoModuleFunc(fuelYield), []api.ValueType{i64}, []api.ValueType{i64}).
+		Export("fuel_yield").Instantiate(ctx)
+	if err != nil {
+		return fmt.Errorf("quickjs: defining coderun imports: %w", err)
+	}
+	e.compiled, err = e.rt.CompileModule(ctx, wasm)
+	if err != nil {
+		return fmt.Errorf("quickjs: compiling module: %w", err)
+	}
+	for _, f := range e.compiled.ImportedFunctions() {
+		if m, n, _ := f.Import(); m == "coderun" && n == "fuel_yield" {
+			e.hasFuel = true
+		}
+	}
+	return nil
+}
+
+// Metered reports whether the compiled module imports the fuel hook.
+func (e *Engine) Metered() bool { return e.hasFuel }
+
+// Close releases the runtime and every instance still open.
+func (e *Engine) Close(ctx context.Context) error { return e.rt.Close(ctx) }
+
+// jsFunctionProxy is env.jsFunctionProxy(ctx, this, argc, argv): the C proxy
+// passes (fnID, ctxID, isAsync, promise, ...args) in argv.
+func jsFunctionProxy(ctx context.Context, m api.Module, s []uint64) {
+	r := refFrom(ctx)
+	if r == nil {
+		s[0] = uint64(Undefined)
+		return
+	}
+	argc, argv := uint32(s[2]), uint32(s[3])
+	if argc < 4 || argc > 64 {
+		s[0] = uint64(Undefined)
+		return
+	}
+	n := argc - 4
+	raw, ok := m.Memory().Read(argv+4*8, n*8)
+	if !ok {
+		s[0] = uint64(Undefined)
+		return
+	}
+	var buf [8]Value
+	args := buf[:0]
+	for i := uint32(0); i < n; i++ {
+		args = append(args, Value(leUint64(raw[i*8:])))
+	}
+	s[0] = uint64(r.host.Call(r.in, args))
+}
+
+func fuelYield(ctx context.Context, _ api.Module, s []uint64) {
+	r := refFrom(ctx)
+	if r == nil {
+		panic(errors.New("quickjs: fuel hook called outside a run"))
+	}
+	s[0] = uint64(r.host.FuelYield(r.in, int64(s[0])))
+}
+
+func leUint64(b []byte) uint64 {
+	_ = b[7]
+	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
+}

@@ -1,0 +1,127 @@
+package quickjs
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Layout holds the offsets of the JSRuntime fields coderun writes, found by
+// a checked discovery at instance start (see discover).
+type Layout struct {
+	StackSize        uint32 // uintptr_t stack_size
+	StackLimit       uint32 // uintptr_t stack_limit
+	CurrentException uint32 // JSValue current_exception
+	InterruptHandler uint32 // JSInterruptHandler *interrupt_handler
+}
+
+// discoveryMagic is passed as max_stack_size to New_QJS, which stores it in
+// rt->stack_size; it has no other effect on WASI.
+const discoveryMagic = 0x5eedc0de
+
+// Original stack region of the pinned build: [originalStackBase, 165408).
+const originalStackBase = 99872
+
+// InitOptions configure Init.
+type InitOptions struct {
+	// StackBytes, when non-zero and the module exports __stack_pointer, moves
+	// the guest's C stack to a fresh region of that size.
+	StackBytes uint32
+	// StackMargin is the room kept below QuickJS's stack limit for C code
+	// that does not check the limit (error construction, builtins).
+	StackMargin uint32
+	// InterruptHandler, when non-zero, is the function-table index installed
+	// as rt->interrupt_handler.
+	InterruptHandler uint32
+}
+
+// Init creates the QuickJS runtime and context, discovers the JSRuntime
+// layout, and applies opts.
+func (in *Instance) Init(opts InitOptions) error {
+	q, err := in.invoke(in.newQJS, 0, discoveryMagic, 0, 0)
+	if err != nil {
+		return fmt.Errorf("quickjs: New_QJS: %w", err)
+	}
+	if uint32(q) == 0 {
+		return errors.New("quickjs: New_QJS failed")
+	}
+	in.qjs = uint32(q)
+	rt, ok := in.mem.ReadUint32Le(in.qjs)
+	if !ok || rt == 0 {
+		return errors.New("quickjs: no JSRuntime")
+	}
+	in.rt = rt
+	c, err := in.invoke(in.getContext, q)
+	if err != nil {
+		return err
+	}
+	in.jsctx = uint32(c)
+	if in.layout, err = in.discover(); err != nil {
+		return err
+	}
+	base := uint32(originalStackBase)
+	if opts.StackBytes > 0 && in.stackPointer != nil {
+		p, err := in.Malloc(opts.StackBytes)
+		if err != nil {
+			return fmt.Errorf("quickjs: allocating the guest stack: %w", err)
+		}
+		base = p
+		in.stackPointer.Set(uint64((p + opts.StackBytes) &^ 15))
+	}
+	in.mem.WriteUint32Le(in.rt+in.layout.StackLimit, base+opts.StackMargin)
+	if opts.InterruptHandler != 0 {
+		in.mem.WriteUint32Le(in.rt+in.layout.InterruptHandler, opts.InterruptHandler)
+	}
+	return nil
+}
+
+// discover finds rt->stack_size by the magic New_QJS stored there, then
+// checks the fields around it against quickjs-ng 0.10.1's struct JSRuntime:
+// stack_size, stack_top, stack_limit (0 on WASI), current_exception
+// (JS_UNINITIALIZED, 8-byte aligned), three bools, current_stack_frame
+// (NULL outside a call), interrupt_handler (NULL).
+func (in *Instance) discover() (Layout, error) {
+	const scan = 512
+	b, ok := in.mem.Read(in.rt, scan)
+	if !ok {
+		return Layout{}, errors.New("quickjs: JSRuntime out of bounds")
+	}
+	found := -1
+	for off := 0; off+4 <= scan; off += 4 {
+		if le32(b[off:]) == discoveryMagic {
+			if found >= 0 {
+				return Layout{}, errors.New("quickjs: JSRuntime layout discovery is ambiguous")
+			}
+			found = off
+		}
+	}
+	if found < 0 {
+		return Layout{}, errors.New("quickjs: JSRuntime layout discovery failed: stack_size not found")
+	}
+	l := Layout{StackSize: uint32(found), StackLimit: uint32(found) + 8}
+	l.CurrentException = (l.StackLimit + 4 + 7) &^ 7
+	frame := (l.CurrentException + 8 + 3 + 3) &^ 3
+	l.InterruptHandler = frame + 4
+	if int(l.InterruptHandler)+8 > scan {
+		return Layout{}, errors.New("quickjs: JSRuntime layout discovery failed: out of range")
+	}
+	top := le32(b[found+4:])
+	switch {
+	case le32(b[l.StackLimit:]) != 0:
+		return Layout{}, errors.New("quickjs: JSRuntime layout check failed: stack_limit is not 0")
+	case top == 0 || top > 1<<20:
+		return Layout{}, errors.New("quickjs: JSRuntime layout check failed: implausible stack_top")
+	case le32(b[l.CurrentException+4:]) != uint32(TagUninitialized):
+		return Layout{}, errors.New("quickjs: JSRuntime layout check failed: current_exception is not uninitialized")
+	case le32(b[frame:]) != 0 || le32(b[l.InterruptHandler:]) != 0:
+		return Layout{}, errors.New("quickjs: JSRuntime layout check failed: frame or interrupt handler set")
+	}
+	return l, nil
+}
+
+// Layout returns the discovered JSRuntime layout.
+func (in *Instance) Layout() Layout { return in.layout }
+
+func le32(b []byte) uint32 {
+	_ = b[3]
+	return uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24
+}

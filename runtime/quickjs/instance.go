@@ -1,0 +1,276 @@
+package quickjs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+)
+
+// Eval flags (quickjs.h).
+const (
+	EvalGlobal = 0
+	EvalStrict = 1 << 3
+)
+
+// Instance is one instantiated QuickJS module with its runtime and context.
+// It is not safe for concurrent use, and is used for one run only.
+type Instance struct {
+	ctx  context.Context
+	mod  api.Module
+	mem  api.Memory
+	host Host
+
+	malloc, free, newQJS, getContext, createEvalOption, eval, call,
+	toCString, freeCString, freeValue, getException, parseJSON,
+	createFunctionProxy api.Function
+
+	stackPointer api.MutableGlobal
+	fuel         api.MutableGlobal
+
+	qjs, rt, jsctx uint32
+	layout         Layout
+	stack          [8]uint64
+}
+
+// Instantiate makes a fresh instance whose imports are served by host. ctx is
+// used for instantiation only; calls into the instance use the context given
+// to Instance.Bind.
+func (e *Engine) Instantiate(ctx context.Context, host Host) (*Instance, error) {
+	in := &Instance{host: host}
+	in.ctx = context.WithValue(context.Background(), hostKey{}, &hostRef{host: host, in: in})
+	mod, err := e.rt.InstantiateModule(ctx, e.compiled, wazero.NewModuleConfig().WithName("").WithStartFunctions())
+	if err != nil {
+		return nil, fmt.Errorf("quickjs: instantiating: %w", err)
+	}
+	in.mod, in.mem = mod, mod.Memory()
+	for _, f := range []struct {
+		p    *api.Function
+		name string
+	}{
+		{&in.malloc, "malloc"}, {&in.free, "free"}, {&in.newQJS, "New_QJS"},
+		{&in.getContext, "QJS_GetContext"}, {&in.createEvalOption, "QJS_CreateEvalOption"},
+		{&in.eval, "QJS_Eval"}, {&in.call, "QJS_Call"}, {&in.toCString, "QJS_ToCString"},
+		{&in.freeCString, "JS_FreeCString"}, {&in.freeValue, "JS_FreeValue"},
+		{&in.getException, "JS_GetException"}, {&in.parseJSON, "QJS_ParseJSON"},
+		{&in.createFunctionProxy, "QJS_CreateFunctionProxy"},
+	} {
+		if *f.p = mod.ExportedFunction(f.name); *f.p == nil {
+			_ = mod.Close(ctx)
+			return nil, fmt.Errorf("quickjs: module lacks export %q", f.name)
+		}
+	}
+	if g, ok := mod.ExportedGlobal("__stack_pointer").(api.MutableGlobal); ok {
+		in.stackPointer = g
+	}
+	if g, ok := mod.ExportedGlobal("coderun_fuel").(api.MutableGlobal); ok {
+		in.fuel = g
+	}
+	return in, nil
+}
+
+// Close ends the instance.
+func (in *Instance) Close(ctx context.Context) error { return in.mod.Close(ctx) }
+
+// Memory is the instance's linear memory.
+func (in *Instance) Memory() api.Memory { return in.mem }
+
+// Fuel returns the module's fuel global, or nil when the module is not metered.
+func (in *Instance) Fuel() api.MutableGlobal { return in.fuel }
+
+// Context returns the JSContext pointer.
+func (in *Instance) Context() uint32 { return in.jsctx }
+
+func (in *Instance) invoke(f api.Function, args ...uint64) (uint64, error) {
+	s := in.stack[:]
+	copy(s, args)
+	if err := f.CallWithStack(in.ctx, s); err != nil {
+		return 0, err
+	}
+	return s[0], nil
+}
+
+// Malloc allocates n bytes of guest memory.
+func (in *Instance) Malloc(n uint32) (uint32, error) {
+	p, err := in.invoke(in.malloc, uint64(n))
+	if err != nil {
+		return 0, err
+	}
+	if uint32(p) == 0 {
+		return 0, errors.New("quickjs: guest out of memory")
+	}
+	return uint32(p), nil
+}
+
+// Free releases guest memory from Malloc.
+func (in *Instance) Free(p uint32) error {
+	_, err := in.invoke(in.free, uint64(p))
+	return err
+}
+
+// CString copies s into guest memory with a NUL terminator. The caller
+// frees it.
+func (in *Instance) CString(s string) (uint32, error) {
+	p, err := in.Malloc(uint32(len(s)) + 1)
+	if err != nil {
+		return 0, err
+	}
+	buf, ok := in.mem.Read(p, uint32(len(s))+1)
+	if !ok {
+		return 0, errors.New("quickjs: allocation outside memory")
+	}
+	copy(buf, s)
+	buf[len(s)] = 0
+	return p, nil
+}
+
+// FreeValue drops a reference.
+func (in *Instance) FreeValue(v Value) error {
+	if !v.HasRefCount() {
+		return nil
+	}
+	_, err := in.invoke(in.freeValue, uint64(in.jsctx), uint64(v))
+	return err
+}
+
+// Eval evaluates src as a global script and returns its completion value.
+// A JavaScript exception is returned as the Exception marker; take it with
+// TakeException. err is set only when the instance failed (a trap, or a host
+// panic).
+func (in *Instance) Eval(src, filename string, flags int) (Value, error) {
+	if src == "" {
+		src = ";" // an empty source would make QJS_Eval load a file
+	}
+	code, err := in.CString(src)
+	if err != nil {
+		return 0, err
+	}
+	defer in.Free(code)
+	name, err := in.CString(filename)
+	if err != nil {
+		return 0, err
+	}
+	defer in.Free(name)
+	opt, err := in.invoke(in.createEvalOption, uint64(code), 0, 0, uint64(name), uint64(flags))
+	if err != nil {
+		return 0, err
+	}
+	if uint32(opt) == 0 {
+		return 0, errors.New("quickjs: guest out of memory")
+	}
+	defer in.Free(uint32(opt))
+	return in.EvalOption(uint32(opt))
+}
+
+// NewEvalOption prepares an eval of src that can be run many times with
+// EvalOption. The memory stays allocated for the instance's life.
+func (in *Instance) NewEvalOption(src, filename string) (uint32, error) {
+	code, err := in.CString(src)
+	if err != nil {
+		return 0, err
+	}
+	name, err := in.CString(filename)
+	if err != nil {
+		return 0, err
+	}
+	opt, err := in.invoke(in.createEvalOption, uint64(code), 0, 0, uint64(name), EvalGlobal)
+	if err != nil {
+		return 0, err
+	}
+	return uint32(opt), nil
+}
+
+// EvalOption runs a prepared eval (QJS_Eval evaluates, then drains the job
+// queue).
+func (in *Instance) EvalOption(opt uint32) (Value, error) {
+	v, err := in.invoke(in.eval, uint64(in.jsctx), uint64(opt))
+	return Value(v), err
+}
+
+// Call calls fn with this and args. Pending jobs are not run.
+func (in *Instance) Call(fn, this Value, args ...Value) (Value, error) {
+	var argv uint32
+	if len(args) > 0 {
+		p, err := in.Malloc(uint32(len(args)) * 8)
+		if err != nil {
+			return 0, err
+		}
+		defer in.Free(p)
+		buf, _ := in.mem.Read(p, uint32(len(args))*8)
+		for i, a := range args {
+			putLeUint64(buf[i*8:], uint64(a))
+		}
+		argv = p
+	}
+	v, err := in.invoke(in.call, uint64(in.jsctx), uint64(fn), uint64(this), uint64(len(args)), uint64(argv))
+	return Value(v), err
+}
+
+// TakeException returns the pending exception and clears it.
+func (in *Instance) TakeException() (Value, error) {
+	v, err := in.invoke(in.getException, uint64(in.jsctx))
+	return Value(v), err
+}
+
+// ParseJSON parses text (which must not contain NUL bytes) into a new value.
+func (in *Instance) ParseJSON(text []byte) (Value, error) {
+	p, err := in.Malloc(uint32(len(text)) + 1)
+	if err != nil {
+		return 0, err
+	}
+	defer in.Free(p)
+	buf, _ := in.mem.Read(p, uint32(len(text))+1)
+	copy(buf, text)
+	buf[len(text)] = 0
+	v, err := in.invoke(in.parseJSON, uint64(in.jsctx), uint64(p))
+	return Value(v), err
+}
+
+// ViewString converts v to a string in guest memory and passes its WTF-8
+// bytes to f without copying them into Go; f must not retain them.
+func (in *Instance) ViewString(v Value, f func([]byte)) error {
+	packedPtr, err := in.invoke(in.toCString, uint64(in.jsctx), uint64(v))
+	if err != nil {
+		return err
+	}
+	if uint32(packedPtr) == 0 {
+		return errors.New("quickjs: string conversion failed")
+	}
+	packed, ok := in.mem.ReadUint64Le(uint32(packedPtr))
+	if err := in.Free(uint32(packedPtr)); err != nil {
+		return err
+	}
+	if !ok {
+		return errors.New("quickjs: string conversion out of bounds")
+	}
+	ptr, n := uint32(packed>>32), uint32(packed)
+	b, ok := in.mem.Read(ptr, n)
+	if !ok {
+		return errors.New("quickjs: string out of bounds")
+	}
+	f(b)
+	_, err = in.invoke(in.freeCString, uint64(in.jsctx), uint64(ptr))
+	return err
+}
+
+// String converts v to a Go string (WTF-8 bytes).
+func (in *Instance) String(v Value) (string, error) {
+	var s string
+	err := in.ViewString(v, func(b []byte) { s = string(b) })
+	return s, err
+}
+
+// NewFunctionProxy returns a JavaScript function whose calls reach
+// Host.Call; see the package documentation of wasm for its argument layout.
+func (in *Instance) NewFunctionProxy(id int64) (Value, error) {
+	v, err := in.invoke(in.createFunctionProxy, uint64(in.jsctx), uint64(id), 0, 0)
+	return Value(v), err
+}
+
+func putLeUint64(b []byte, v uint64) {
+	_ = b[7]
+	b[0], b[1], b[2], b[3] = byte(v), byte(v>>8), byte(v>>16), byte(v>>24)
+	b[4], b[5], b[6], b[7] = byte(v>>32), byte(v>>40), byte(v>>48), byte(v>>56)
+}

@@ -1,0 +1,40 @@
+package quickjs
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/coderun/coderun/wasm"
+	"github.com/stretchr/testify/require"
+)
+
+type nopHost struct{ writes []string }
+
+func (h *nopHost) Call(in *Instance, args []Value) Value    { return Undefined }
+func (h *nopHost) Write(fd uint32, p []byte)                { h.writes = append(h.writes, string(p)) }
+func (h *nopHost) Sleep(d time.Duration)                    {}
+func (h *nopHost) Exit(code uint32)                         {}
+func (h *nopHost) FuelYield(in *Instance, left int64) int64 { return 1 << 40 }
+
+func TestEvalAndLayout(t *testing.T) {
+	ctx := context.Background()
+	e, err := NewEngine(ctx, Options{Wasm: wasm.QuickJS(), MemoryLimitPages: 1024})
+	require.NoError(t, err)
+	defer e.Close(ctx)
+	in, err := e.Instantiate(ctx, &nopHost{})
+	require.NoError(t, err)
+	defer in.Close(ctx)
+	require.NoError(t, in.Init(InitOptions{StackMargin: 8 << 10}))
+	require.Equal(t, Layout{StackSize: 120, StackLimit: 128, CurrentException: 136, InterruptHandler: 152}, in.Layout())
+	v, err := in.Eval(`JSON.stringify({a: [1, 2, "€"]})`, "t.js", EvalGlobal)
+	require.NoError(t, err)
+	s, err := in.String(v)
+	require.NoError(t, err)
+	require.Equal(t, `{"a":[1,2,"€"]}`, s)
+	v, err = in.Eval(`function f(){ return f() } try { f() } catch (e) { String(e) }`, "t.js", EvalGlobal)
+	require.NoError(t, err)
+	s, err = in.String(v)
+	require.NoError(t, err)
+	require.Equal(t, "RangeError: Maximum call stack size exceeded", s)
+}
