@@ -1,0 +1,271 @@
+package wasm
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// section returns a section with the given id and payload.
+func section(id SectionID, payload ...byte) []byte {
+	return appendSectionBytes(nil, id, payload)
+}
+
+// moduleBytes concatenates the header and the sections.
+func moduleBytes(sections ...[]byte) []byte {
+	return bytes.Join(append([][]byte{magicVersion}, sections...), nil)
+}
+
+// oneFunc returns a module with one memory and one function of type
+// () -> () whose body (after the local declarations) is code.
+func oneFunc(code ...byte) []byte {
+	body := append([]byte{0x00}, code...) // no locals
+	entry := appendUleb(nil, uint64(len(body)))
+	entry = append(entry, body...)
+	return moduleBytes(
+		section(SectionType, 0x01, 0x60, 0x00, 0x00),
+		section(SectionFunction, 0x01, 0x00),
+		section(SectionMemory, 0x01, 0x00, 0x01),
+		section(SectionCode, append([]byte{0x01}, entry...)...),
+	)
+}
+
+func decodeQuickJS(t testing.TB) *Module {
+	t.Helper()
+	m, err := Decode(QuickJS())
+	require.NoError(t, err)
+	return m
+}
+
+func TestRoundTripQuickJS(t *testing.T) {
+	m := decodeQuickJS(t)
+	out, err := m.Encode()
+	require.NoError(t, err)
+	require.True(t, bytes.Equal(QuickJS(), out), "decode+encode must reproduce the module byte for byte")
+}
+
+// countOps counts the instructions with opcode op in all bodies.
+func countOps(m *Module, op Opcode) int {
+	n := 0
+	for _, c := range m.Code {
+		for _, in := range c.Body {
+			if in.Op == op {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+func TestDecodeQuickJSShape(t *testing.T) {
+	m := decodeQuickJS(t)
+	require.Len(t, m.Types, 93)
+	require.Equal(t, uint32(24), m.NumImportedFuncs())
+	require.Len(t, m.Imports, 24)
+	require.Len(t, m.Funcs, 1138)
+	require.Len(t, m.Code, 1138)
+	require.Len(t, m.Exports, 99)
+	require.Len(t, m.Data, 63)
+	require.Nil(t, m.Start)
+	require.NotNil(t, m.DataCount)
+	require.Equal(t, uint32(63), *m.DataCount)
+
+	require.Len(t, m.Globals, 1)
+	g := m.Globals[0]
+	require.Equal(t, GlobalType{ValType: I32, Mutable: true}, g.Type)
+	require.Equal(t, []Instr{I32Const(165408), Simple(OpEnd)}, g.Init)
+
+	require.Equal(t, []Limits{{Min: 3}}, m.Memories)
+	require.Equal(t, []Table{{RefType: FuncRef, Limits: Limits{Flags: 1, Min: 542, Max: 542}}}, m.Tables)
+
+	require.Len(t, m.Elements, 1)
+	require.Equal(t, uint32(0), m.Elements[0].Flags)
+	require.Equal(t, []Instr{I32Const(1), Simple(OpEnd)}, m.Elements[0].Offset)
+	require.Len(t, m.Elements[0].Funcs, 541)
+
+	names := make([]string, len(m.Customs))
+	for i, c := range m.Customs {
+		names[i] = c.Name
+		require.Equal(t, SectionData, c.After)
+	}
+	require.Equal(t, []string{".debug_loc", ".debug_abbrev", ".debug_info", ".debug_ranges", ".debug_str", ".debug_line", "producers", "target_features"}, names)
+
+	for _, tc := range []struct {
+		op   Opcode
+		want int
+	}{
+		{OpMemoryGrow, 1},
+		{OpMemorySize, 1},
+		{OpLoop, 1726},
+		{OpCall, 9379},
+		{OpCallIndirect, 1885},
+		{OpMemoryCopy, 2},
+		{OpMemoryFill, 1},
+		{OpRefFunc, 0},
+		{OpGlobalGet, 504},
+		{OpGlobalSet, 1021},
+	} {
+		require.Equal(t, tc.want, countOps(m, tc.op), "count of %s", tc.op)
+	}
+}
+
+func TestDecodeInstructions(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		code []byte
+		want []Instr
+	}{
+		{"sign extension", []byte{0x41, 0x7f, 0xc0, 0x1a, 0x42, 0x01, 0xc4, 0x1a, 0x0b},
+			[]Instr{I32Const(-1), Simple(0xc0), Simple(OpDrop), I64Const(1), Simple(0xc4), Simple(OpDrop), Simple(OpEnd)}},
+		{"saturating truncation", []byte{0x43, 0, 0, 0x80, 0x3f, 0xfc, 0x00, 0x1a, 0x44, 0, 0, 0, 0, 0, 0, 0xf0, 0x3f, 0xfc, 0x07, 0x1a, 0x0b},
+			[]Instr{{Op: OpF32Const, C: 0x3f800000}, Simple(0xfc00), Simple(OpDrop), {Op: OpF64Const, C: 0x3ff0000000000000}, Simple(0xfc07), Simple(OpDrop), Simple(OpEnd)}},
+		{"bulk memory", []byte{0x41, 0, 0x41, 0, 0x41, 0, 0xfc, 0x0a, 0, 0, 0x41, 0, 0x41, 0, 0x41, 0, 0xfc, 0x0b, 0, 0x0b},
+			[]Instr{I32Const(0), I32Const(0), I32Const(0), Simple(OpMemoryCopy), I32Const(0), I32Const(0), I32Const(0), Simple(OpMemoryFill), Simple(OpEnd)}},
+		{"blocks and br_table", []byte{0x02, 0x40, 0x03, 0x7f, 0x41, 0x00, 0x0e, 0x02, 0x00, 0x01, 0x01, 0x0b, 0x1a, 0x0b, 0x0b},
+			[]Instr{BlockInstr(OpBlock, BlockEmpty), BlockInstr(OpLoop, ValueBlock(I32)), I32Const(0), {Op: OpBrTable, A: 1, Vec: []uint32{0, 1}}, Simple(OpEnd), Simple(OpDrop), Simple(OpEnd), Simple(OpEnd)}},
+		{"memory", []byte{0x41, 0x00, 0x28, 0x02, 0x10, 0x1a, 0x3f, 0x00, 0x40, 0x00, 0x1a, 0x0b},
+			[]Instr{I32Const(0), {Op: OpI32Load, A: 2, B: 16}, Simple(OpDrop), Simple(OpMemorySize), Simple(OpMemoryGrow), Simple(OpDrop), Simple(OpEnd)}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := oneFunc(tc.code...)
+			m, err := Decode(src)
+			require.NoError(t, err)
+			require.Equal(t, tc.want, m.Code[0].Body)
+			out, err := m.Encode()
+			require.NoError(t, err)
+			require.Equal(t, src, out)
+			// A freshly built body encodes to the same bytes.
+			m.Code[0] = Code{Body: tc.want}
+			out, err = m.Encode()
+			require.NoError(t, err)
+			require.Equal(t, src, out)
+		})
+	}
+}
+
+func TestDecodeErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		src  []byte
+		want string
+	}{
+		{"empty", nil, "not a version 1 wasm binary"},
+		{"bad magic", []byte("\x00asx\x01\x00\x00\x00"), "not a version 1 wasm binary"},
+		{"simd", oneFunc(0xfd, 0x0c), "offset 0x1c: unsupported opcode 0xfd"},
+		{"unknown misc", oneFunc(0xfc, 0x12, 0x0b), "offset 0x1c: unsupported opcode 0xfc 18"},
+		{"exceptions", oneFunc(0x06, 0x40, 0x0b, 0x0b), "offset 0x1c: unsupported opcode 0x06"},
+		{"missing end", oneFunc(0x01), "expression without end"},
+		{"bytes after end", oneFunc(0x0b, 0x01), "bytes after the end of the function body"},
+		{"memory index", oneFunc(0x3f, 0x01, 0x1a, 0x0b), "memory index 1"},
+		{"i32 overflow", oneFunc(0x41, 0xff, 0xff, 0xff, 0xff, 0x4f, 0x1a, 0x0b), "leb128 overflow"},
+		{"section order", moduleBytes(section(SectionFunction, 0x00), section(SectionType, 0x00)), "out of order"},
+		{"section too long", moduleBytes([]byte{0x01, 0x05, 0x00}), "unexpected end of input"},
+		{"huge count", moduleBytes(section(SectionType, 0xff, 0xff, 0xff, 0xff, 0x0f)), "exceeds the remaining"},
+		{"body count mismatch", moduleBytes(section(SectionType, 0x01, 0x60, 0x00, 0x00), section(SectionFunction, 0x01, 0x00)), "code section has 0 bodies"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Decode(tc.src)
+			require.ErrorIs(t, err, ErrMalformed)
+			require.ErrorContains(t, err, tc.want)
+		})
+	}
+}
+
+func TestDecodeTruncatedAndCorrupted(t *testing.T) {
+	src := QuickJS()
+	rng := rand.New(rand.NewPCG(1, 2))
+	n := 60
+	if testing.Short() {
+		n = 10
+	}
+	m := decodeQuickJS(t)
+	code := m.orig[SectionCode].orig
+	codeStart := bytes.Index(src, code)
+	for range n {
+		// A cut inside the code section is always an error.
+		cut := codeStart + 1 + rng.IntN(len(code)-1)
+		_, err := Decode(src[:cut])
+		require.Error(t, err, "prefix of %d bytes", cut)
+		roundTrip(t, src[:rng.IntN(len(src))])
+	}
+	small := oneFunc(0x02, 0x40, 0x41, 0x05, 0x28, 0x02, 0x00, 0x1a, 0x0b, 0x0b)
+	sm, err := Decode(small)
+	require.NoError(t, err)
+	for cut := range len(small) {
+		_, err := Decode(small[:cut])
+		if cut < 8 || cut > len(small)-len(sm.orig[SectionCode].orig) {
+			// Cuts inside the header or the last (code) section are errors;
+			// other cuts may fall on a section boundary.
+			require.Error(t, err, "prefix of %d bytes", cut)
+		}
+	}
+	for range n {
+		b := bytes.Clone(src)
+		for range 1 + rng.IntN(8) {
+			b[rng.IntN(len(b))] = byte(rng.Uint32())
+		}
+		roundTrip(t, b)
+	}
+}
+
+// roundTrip checks that a module that decodes re-encodes to the same bytes.
+func roundTrip(t testing.TB, b []byte) {
+	m, err := Decode(b)
+	if err != nil {
+		return
+	}
+	out, err := m.Encode()
+	require.NoError(t, err)
+	require.True(t, bytes.Equal(b, out), "round trip changed the module")
+}
+
+func TestPreservesNonCanonical(t *testing.T) {
+	// Two functions: the first calls the second with a padded 5-byte index,
+	// the second is empty; the code section size is padded too.
+	entry1 := []byte{0x08, 0x00, 0x10, 0x81, 0x80, 0x80, 0x80, 0x00, 0x0b}
+	entry2 := []byte{0x02, 0x00, 0x0b}
+	code := append([]byte{0x0a, 0x8d, 0x80, 0x80, 0x80, 0x00, 0x02}, append(entry1, entry2...)...)
+	src := moduleBytes(
+		section(SectionType, 0x01, 0x60, 0x00, 0x00),
+		section(SectionFunction, 0x02, 0x00, 0x00),
+		code,
+	)
+	m, err := Decode(src)
+	require.NoError(t, err)
+	require.Equal(t, []Instr{Indexed(OpCall, 1), Simple(OpEnd)}, m.Code[0].Body)
+	out, err := m.Encode()
+	require.NoError(t, err)
+	require.Equal(t, src, out)
+
+	// Changing the second body keeps the first one's padding.
+	m.Code[1].Body = []Instr{Simple(OpNop), Simple(OpEnd)}
+	out, err = m.Encode()
+	require.NoError(t, err)
+	require.True(t, bytes.Contains(out, entry1))
+
+	// Changing the first body re-encodes it canonically.
+	m.Code[0].Body[0].A = 0
+	out, err = m.Encode()
+	require.NoError(t, err)
+	require.True(t, bytes.Contains(out, []byte{0x04, 0x00, 0x10, 0x00, 0x0b}))
+	m2, err := Decode(out)
+	require.NoError(t, err)
+	require.Equal(t, m.Code[0].Body, m2.Code[0].Body)
+}
+
+func FuzzDecode(f *testing.F) {
+	src := QuickJS()
+	f.Add(src)
+	f.Add(src[:len(src)/2])
+	for _, i := range []int{9, 100, 1000, 20000, len(src) - 10} {
+		b := bytes.Clone(src)
+		b[i] ^= 0x80
+		f.Add(b)
+	}
+	f.Add(oneFunc(0x02, 0x40, 0x41, 0x05, 0x28, 0x02, 0x00, 0x1a, 0x0b, 0x0b))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		roundTrip(t, b)
+	})
+}
