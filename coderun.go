@@ -14,8 +14,11 @@ package coderun
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"time"
+
+	"github.com/coderun/coderun/budget"
+	"github.com/coderun/coderun/hostcalls"
+	"github.com/coderun/coderun/runtime"
 )
 
 // Config holds the budgets every run gets. It is validated by New; there are
@@ -116,7 +119,101 @@ const (
 	OutputLimit Kind = "output-limit"
 )
 
-var (
-	// ErrClosed is returned by Run after Close.
-	ErrClosed = errors.New("coderun: runtime closed")
-)
+// ErrClosed is returned by Run after Close.
+var ErrClosed = runtime.ErrClosed
+
+// ErrInvalidBinding is wrapped by every error about a binding declaration.
+var ErrInvalidBinding = hostcalls.ErrInvalidBinding
+
+// DefaultFuel is DefaultConfig's fuel: on this project's reference machine
+// (2 cores, QuickJS-NG in wazero's compiler) a CPU-bound JavaScript loop
+// spends roughly this much in 60 seconds. See budget.FuelUnit.
+const DefaultFuel = 15_000_000_000
+
+// DefaultConfig returns the default budgets: about 60 s of computation in
+// fuel, 60 s of compute time, a 10 minute wall-clock ceiling, 256 MiB of
+// memory, 64 MiB of output and 16 concurrent binding calls.
+func DefaultConfig() Config {
+	return Config{
+		Fuel:               DefaultFuel,
+		ComputeTime:        60 * time.Second,
+		WallTime:           10 * time.Minute,
+		MemoryBytes:        256 << 20,
+		MaxOutputBytes:     64 << 20,
+		MaxConcurrentCalls: 16,
+	}
+}
+
+func (c Config) limits() budget.Limits {
+	return budget.Limits{
+		Fuel:               c.Fuel,
+		ComputeTime:        c.ComputeTime,
+		WallTime:           c.WallTime,
+		MemoryBytes:        c.MemoryBytes,
+		MaxOutputBytes:     c.MaxOutputBytes,
+		MaxConcurrentCalls: c.MaxConcurrentCalls,
+	}
+}
+
+// Runtime runs programs, each in a fresh wasm instance. It is safe for
+// concurrent use by many goroutines.
+type Runtime struct {
+	engine *runtime.Engine
+}
+
+// New validates cfg and compiles the engine. The error names the invalid
+// field and its value.
+func New(cfg Config) (*Runtime, error) {
+	e, err := runtime.New(context.Background(), runtime.Options{Limits: cfg.limits()})
+	if err != nil {
+		return nil, err
+	}
+	return &Runtime{engine: e}, nil
+}
+
+// Language is the language programs are written in: "typescript".
+func (r *Runtime) Language() string { return "typescript" }
+
+// Isolation names the isolation boundary, as a diagnostic label: "wasm".
+func (r *Runtime) Isolation() string { return "wasm" }
+
+// Run runs one program in a fresh instance and reports what it returned,
+// what it printed and how it failed. It returns a Go error only for misuse:
+// ErrClosed after Close, or an invalid binding declaration (wrapping
+// ErrInvalidBinding), which is checked before anything runs.
+func (r *Runtime) Run(ctx context.Context, req Request) (Result, error) {
+	bindings := make([]runtime.Binding, len(req.Bindings))
+	for i, ns := range req.Bindings {
+		b := runtime.Binding{Global: ns.Global, Functions: make(map[string]runtime.Func, len(ns.Functions))}
+		for name, f := range ns.Functions {
+			if f == nil {
+				b.Functions[name] = nil
+				continue
+			}
+			b.Functions[name] = func(ctx context.Context, args []byte) ([]byte, error) { return f(ctx, args) }
+		}
+		if ns.ErrorClass != nil {
+			b.ErrorClass, b.MemberProperty = ns.ErrorClass.Name, ns.ErrorClass.MemberNameProperty
+		}
+		bindings[i] = b
+	}
+	o, err := r.engine.Run(ctx, req.Program, bindings)
+	if err != nil {
+		return Result{}, err
+	}
+	res := Result{Logs: o.Logs}
+	if res.Logs == nil {
+		res.Logs = []string{}
+	}
+	if o.Kind != "" {
+		res.Error = &Failure{Kind: Kind(o.Kind), Message: o.Message}
+	} else if o.Value != nil {
+		res.Value = json.RawMessage(o.Value)
+	}
+	return res, nil
+}
+
+// Close ends every run in flight as an abort with the message "runtime
+// disposed", returns once nothing is left running, and makes later Runs
+// return ErrClosed. It is idempotent.
+func (r *Runtime) Close(ctx context.Context) error { return r.engine.Close(ctx) }

@@ -1,0 +1,167 @@
+package coderun_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/coderun/coderun"
+	"github.com/stretchr/testify/require"
+)
+
+func runWith(t *testing.T, rt *coderun.Runtime, program string, ns ...coderun.Namespace) coderun.Result {
+	t.Helper()
+	res, err := rt.Run(context.Background(), coderun.Request{Program: program, Bindings: ns})
+	require.NoError(t, err)
+	return res
+}
+
+// Calls really overlap: each of three calls waits until all three are in
+// flight at once, which can only happen if they run concurrently.
+func TestCallsRunConcurrently(t *testing.T) {
+	rt := newRuntime(t, nil)
+	var arrived sync.WaitGroup
+	arrived.Add(3)
+	all := make(chan struct{})
+	go func() { arrived.Wait(); close(all) }()
+	ns := coderun.Namespace{Global: "tools", Functions: map[string]coderun.Func{
+		"sleep": func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
+			arrived.Done()
+			select {
+			case <-all:
+			case <-time.After(10 * time.Second):
+				return nil, errors.New("calls did not overlap")
+			}
+			time.Sleep(100 * time.Millisecond)
+			return args, nil
+		},
+	}}
+	res := runWith(t, rt, `return await Promise.all([tools.sleep(1), tools.sleep("two"), tools.sleep({n: 3})])`, ns)
+	require.Nil(t, res.Error)
+	require.JSONEq(t, `[1,"two",{"n":3}]`, string(res.Value))
+}
+
+func TestMaxConcurrentCalls(t *testing.T) {
+	rt := newRuntime(t, map[string]any{"MaxConcurrentCalls": float64(16)})
+	var inFlight, peak atomic.Int64
+	var order []int
+	var mu sync.Mutex
+	ns := coderun.Namespace{Global: "tools", Functions: map[string]coderun.Func{
+		"work": func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
+			n := inFlight.Add(1)
+			for {
+				p := peak.Load()
+				if n <= p || peak.CompareAndSwap(p, n) {
+					break
+				}
+			}
+			var i int
+			_ = json.Unmarshal(args, &i)
+			mu.Lock()
+			order = append(order, i)
+			mu.Unlock()
+			time.Sleep(time.Millisecond)
+			inFlight.Add(-1)
+			return args, nil
+		},
+	}}
+	res := runWith(t, rt, `const ps = []; for (let i = 0; i < 1000; i++) ps.push(tools.work(i)); const r = await Promise.all(ps); return r.reduce((a, b) => a + b, 0)`, ns)
+	require.Nil(t, res.Error)
+	require.JSONEq(t, `499500`, string(res.Value))
+	require.LessOrEqual(t, peak.Load(), int64(16))
+	require.Equal(t, int64(16), peak.Load(), "the limit should be reached with 1000 calls")
+	// Queued calls start in submission order: when call i runs, at most 15
+	// other calls are in flight, so at least i-15 of the calls submitted
+	// before it have already run.
+	require.Len(t, order, 1000)
+	for p, i := range order {
+		earlier := 0
+		for _, j := range order[:p] {
+			if j < i {
+				earlier++
+			}
+		}
+		require.GreaterOrEqual(t, earlier, i-15, "call %d started before earlier calls", i)
+	}
+}
+
+func TestSequentialCalls(t *testing.T) {
+	rt := newRuntime(t, nil)
+	var calls atomic.Int64
+	ns := coderun.Namespace{Global: "tools", Functions: map[string]coderun.Func{
+		"echo": func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
+			calls.Add(1)
+			return args, nil
+		},
+	}}
+	res := runWith(t, rt, `let s = 0; for (let i = 0; i < 10000; i++) { const r = await tools.echo({i}); s += r.i } return s`, ns)
+	require.Nil(t, res.Error)
+	require.JSONEq(t, `49995000`, string(res.Value))
+	require.Equal(t, int64(10000), calls.Load())
+}
+
+func TestBindingPanics(t *testing.T) {
+	rt := newRuntime(t, nil)
+	ns := coderun.Namespace{Global: "tools", Functions: map[string]coderun.Func{
+		"boom": func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) { panic("kaput") },
+	}, ErrorClass: &coderun.ErrorClass{Name: "ToolCallError", MemberNameProperty: "toolName"}}
+	res := runWith(t, rt, `try { await tools.boom({}) } catch (e) { return [e instanceof ToolCallError, e.toolName, e.message] }`, ns)
+	require.Nil(t, res.Error)
+	require.JSONEq(t, `[true,"boom","binding \"boom\" panicked: kaput"]`, string(res.Value))
+}
+
+func TestBadResolutions(t *testing.T) {
+	rt := newRuntime(t, nil)
+	for _, out := range []string{"", `{"id": 9007199254740993}`, `{"a":1,"a":2}`, `[1,`, `-0`, `"\ud800"`, `1e400`} {
+		ns := coderun.Namespace{Global: "tools", Functions: map[string]coderun.Func{
+			"get": func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
+				if out == "" {
+					return nil, nil
+				}
+				return json.RawMessage(out), nil
+			},
+		}}
+		res := runWith(t, rt, `try { await tools.get({}); return "resolved" } catch (e) { return e.message }`, ns)
+		require.Nil(t, res.Error)
+		require.JSONEq(t, `"binding resolution must be lossless JSON"`, string(res.Value), "result %q", out)
+	}
+}
+
+func TestBindingGetsRunContextAndLateResultsAreDropped(t *testing.T) {
+	rt := newRuntime(t, map[string]any{"WallTime": float64(300)})
+	type key struct{}
+	release := make(chan struct{})
+	returned := make(chan struct{})
+	var sawValue atomic.Bool
+	ns := coderun.Namespace{Global: "tools", Functions: map[string]coderun.Func{
+		"hang": func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
+			sawValue.Store(ctx.Value(key{}) == "mine")
+			<-release // ignores ctx: returns only after the run has settled
+			defer close(returned)
+			return json.RawMessage(`"late"`), nil
+		},
+	}}
+	ctx := context.WithValue(context.Background(), key{}, "mine")
+	res, err := rt.Run(ctx, coderun.Request{Program: `return await tools.hang({})`, Bindings: []coderun.Namespace{ns}})
+	require.NoError(t, err)
+	require.Equal(t, &coderun.Failure{Kind: coderun.Timeout, Message: "wall-clock ceiling reached (300ms)"}, res.Error)
+	require.True(t, sawValue.Load(), "the host function receives the ctx passed to Run")
+	close(release)
+	<-returned
+	res = runWith(t, rt, `return "next run works"`)
+	require.JSONEq(t, `"next run works"`, string(res.Value))
+}
+
+func TestNoErrorClassGivesPlainError(t *testing.T) {
+	rt := newRuntime(t, nil)
+	ns := coderun.Namespace{Global: "api", Functions: map[string]coderun.Func{
+		"my-tool": func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) { return nil, errors.New("denied") },
+	}}
+	res := runWith(t, rt, `try { await api["my-tool"]({}) } catch (e) { return [Object.getPrototypeOf(e) === Error.prototype, e.name, e.message] }`, ns)
+	require.Nil(t, res.Error)
+	require.JSONEq(t, `[true,"Error","denied"]`, string(res.Value))
+}

@@ -1,0 +1,172 @@
+package coderun_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	goruntime "runtime"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/coderun/coderun"
+	"github.com/stretchr/testify/require"
+)
+
+func TestLabels(t *testing.T) {
+	rt := newRuntime(t, nil)
+	require.Equal(t, "typescript", rt.Language())
+	require.Equal(t, "wasm", rt.Isolation())
+}
+
+func TestNewValidatesConfig(t *testing.T) {
+	tests := []struct {
+		name   string
+		mutate func(*coderun.Config)
+		want   string
+	}{
+		{"fuel", func(c *coderun.Config) { c.Fuel = 0 }, "Config.Fuel"},
+		{"compute", func(c *coderun.Config) { c.ComputeTime = -1 }, "Config.ComputeTime"},
+		{"wall", func(c *coderun.Config) { c.WallTime = 0 }, "Config.WallTime"},
+		{"memory low", func(c *coderun.Config) { c.MemoryBytes = 1 << 20 }, "Config.MemoryBytes"},
+		{"memory high", func(c *coderun.Config) { c.MemoryBytes = 5 << 30 }, "Config.MemoryBytes"},
+		{"output", func(c *coderun.Config) { c.MaxOutputBytes = 3 }, "Config.MaxOutputBytes must be at least 4, got 3"},
+		{"calls", func(c *coderun.Config) { c.MaxConcurrentCalls = 0 }, "Config.MaxConcurrentCalls"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := coderun.DefaultConfig()
+			tc.mutate(&cfg)
+			_, err := coderun.New(cfg)
+			require.ErrorContains(t, err, tc.want)
+		})
+	}
+}
+
+func TestPreCancelledRunsNothing(t *testing.T) {
+	rt := newRuntime(t, nil)
+	var called atomic.Bool
+	ns := coderun.Namespace{Global: "tools", Functions: map[string]coderun.Func{
+		"mark": func(ctx context.Context, _ json.RawMessage) (json.RawMessage, error) {
+			called.Store(true)
+			return json.RawMessage(`1`), nil
+		},
+	}}
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cancel(errors.New("user-cancel"))
+	res, err := rt.Run(ctx, coderun.Request{Program: `console.log("ran"); await tools.mark({}); return 1`, Bindings: []coderun.Namespace{ns}})
+	require.NoError(t, err)
+	require.Equal(t, &coderun.Failure{Kind: coderun.Abort, Message: "user-cancel"}, res.Error)
+	require.Empty(t, res.Logs)
+	require.NotNil(t, res.Logs)
+	require.False(t, called.Load())
+}
+
+func TestInvalidBindingsAreMisuse(t *testing.T) {
+	rt := newRuntime(t, nil)
+	fn := func(ctx context.Context, _ json.RawMessage) (json.RawMessage, error) { return nil, nil }
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	tests := []struct {
+		name string
+		ns   []coderun.Namespace
+		want string
+	}{
+		{"dollar", []coderun.Namespace{{Global: "$tools"}}, `binding global "$tools" is not a usable identifier`},
+		{"await", []coderun.Namespace{{Global: "await"}}, `"await"`},
+		{"lambda", []coderun.Namespace{{Global: "lambda"}}, `"lambda"`},
+		{"console", []coderun.Namespace{{Global: "console"}}, `reserved binding global "console"`},
+		{"duplicate", []coderun.Namespace{{Global: "tools"}, {Global: "tools"}}, `duplicate binding global "tools"`},
+		{"class collides", []coderun.Namespace{{Global: "tools", ErrorClass: &coderun.ErrorClass{Name: "tools", MemberNameProperty: "toolName"}}}, `duplicate injected global "tools"`},
+		{"member property", []coderun.Namespace{{Global: "tools", Functions: map[string]coderun.Func{"f": fn}, ErrorClass: &coderun.ErrorClass{Name: "ToolCallError", MemberNameProperty: "message"}}}, `binding error member property "message" is not usable`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := rt.Run(ctx, coderun.Request{Program: "return 1", Bindings: tc.ns})
+			require.ErrorIs(t, err, coderun.ErrInvalidBinding)
+			require.ErrorContains(t, err, tc.want)
+		})
+	}
+}
+
+func TestAbortDuringLoop(t *testing.T) {
+	rt := newRuntime(t, nil)
+	ctx, cancel := context.WithCancelCause(context.Background())
+	time.AfterFunc(150*time.Millisecond, func() { cancel(errors.New("user-cancel")) })
+	res, err := rt.Run(ctx, coderun.Request{Program: `console.log("before"); for(;;){}`})
+	require.NoError(t, err)
+	require.Equal(t, &coderun.Failure{Kind: coderun.Abort, Message: "user-cancel"}, res.Error)
+	require.Equal(t, []string{"before"}, res.Logs)
+	require.Nil(t, res.Value)
+}
+
+func TestCloseDuringRun(t *testing.T) {
+	cfg := coderun.DefaultConfig()
+	rt, err := coderun.New(cfg)
+	require.NoError(t, err)
+	started := make(chan struct{})
+	ns := coderun.Namespace{Global: "sig", Functions: map[string]coderun.Func{
+		"started": func(ctx context.Context, _ json.RawMessage) (json.RawMessage, error) {
+			close(started)
+			return json.RawMessage(`1`), nil
+		},
+	}}
+	var res coderun.Result
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		res, err = rt.Run(context.Background(), coderun.Request{Program: `await sig.started({}); for(;;){}`, Bindings: []coderun.Namespace{ns}})
+	}()
+	<-started
+	time.Sleep(20 * time.Millisecond)
+	require.NoError(t, rt.Close(context.Background()))
+	select {
+	case <-done:
+	default:
+		t.Fatal("Close returned while a run was still in flight")
+	}
+	require.NoError(t, err)
+	require.Equal(t, &coderun.Failure{Kind: coderun.Abort, Message: "runtime disposed"}, res.Error)
+	_, err = rt.Run(context.Background(), coderun.Request{Program: "return 1"})
+	require.ErrorIs(t, err, coderun.ErrClosed)
+	require.NoError(t, rt.Close(context.Background()), "Close is idempotent")
+}
+
+func TestIsolationBetweenRuns(t *testing.T) {
+	rt := newRuntime(t, nil)
+	res, err := rt.Run(context.Background(), coderun.Request{Program: `globalThis.leak = 1; Object.prototype.polluted = 1; Array.prototype.push = null; return 1`})
+	require.NoError(t, err)
+	require.JSONEq(t, `1`, string(res.Value))
+	res, err = rt.Run(context.Background(), coderun.Request{Program: `return [typeof globalThis.leak, typeof ({}).polluted, typeof [].push]`})
+	require.NoError(t, err)
+	require.JSONEq(t, `["undefined","undefined","function"]`, string(res.Value))
+}
+
+func TestConcurrentRuns(t *testing.T) {
+	rt := newRuntime(t, nil)
+	// Warm up so that lazily started runtime goroutines are counted in the baseline.
+	_, err := rt.Run(context.Background(), coderun.Request{Program: "return 0"})
+	require.NoError(t, err)
+	before := goruntime.NumGoroutine()
+	var wg sync.WaitGroup
+	errs := make([]error, 100)
+	for i := range 100 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res, err := rt.Run(context.Background(), coderun.Request{Program: fmt.Sprintf("await null; return %d * 2", i)})
+			if err == nil && string(res.Value) != fmt.Sprint(i*2) {
+				err = fmt.Errorf("run %d got %s (%v)", i, res.Value, res.Error)
+			}
+			errs[i] = err
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		require.NoError(t, err)
+	}
+	require.Eventually(t, func() bool { return goruntime.NumGoroutine() <= before }, 5*time.Second, 10*time.Millisecond,
+		"goroutines leaked: %d before, %d after", before, goruntime.NumGoroutine())
+}

@@ -1,0 +1,161 @@
+// Package runtime is coderun's engine: one wazero runtime and one compiled,
+// hardened QuickJS module per Engine, a fresh instance for every run, the
+// host-driven event loop that runs a program to completion, and the
+// lifecycle that lets Close stop every run in flight.
+package runtime
+
+import (
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/coderun/coderun/budget"
+	"github.com/coderun/coderun/hostcalls"
+	"github.com/coderun/coderun/runtime/quickjs"
+	"github.com/coderun/coderun/runtime/transpile"
+	"github.com/coderun/coderun/serialize"
+	"github.com/coderun/coderun/wasm"
+)
+
+//go:embed prelude.js
+var preludeJS string
+
+// ErrClosed is returned by Run after Close.
+var ErrClosed = errors.New("coderun: runtime closed")
+
+// Kinds of failure, as coderun reports them.
+const (
+	KindException     = "exception"
+	KindTimeout       = "timeout"
+	KindAbort         = "abort"
+	KindWorkerExit    = "worker-exit"
+	KindInvalidOutput = "invalid-output"
+	KindOutputLimit   = "output-limit"
+)
+
+// Guest stack: big enough for well over 5,000 frames of a simple recursive
+// function (about 288 bytes each), small enough that QuickJS's own limit
+// fires before wazero's native call-stack ceiling (about 7,700 such frames).
+const (
+	stackBytes  = 2 << 20
+	stackMargin = 64 << 10
+)
+
+// Options configure an Engine.
+type Options struct {
+	Limits budget.Limits
+}
+
+// Engine runs programs. It is safe for concurrent use.
+type Engine struct {
+	limits   budget.Limits
+	qe       *quickjs.Engine
+	programs *transpile.Cache
+	prelude  string
+
+	mu      sync.Mutex
+	closed  bool
+	closing chan struct{}
+	active  sync.WaitGroup
+}
+
+// New validates the limits and compiles the engine.
+func New(ctx context.Context, opts Options) (*Engine, error) {
+	if err := opts.Limits.Validate(); err != nil {
+		return nil, err
+	}
+	module, err := wasm.Harden(wasm.QuickJS(), wasm.FuelConfig{InterruptCost: budget.InterruptCost})
+	if err != nil {
+		return nil, err
+	}
+	qe, err := quickjs.NewEngine(ctx, quickjs.Options{
+		Wasm:             module,
+		MemoryLimitPages: opts.Limits.MemoryPages(),
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &Engine{
+		limits:   opts.Limits,
+		qe:       qe,
+		programs: transpile.NewCache(256),
+		prelude: "(function (wrapper) { return (" + preludeJS + ")(wrapper, (" +
+			serialize.InspectJS + ")(), (" + serialize.LosslessJS + ")()); })",
+		closing: make(chan struct{}),
+	}, nil
+}
+
+// Binding is one namespace of host functions.
+type Binding struct {
+	Global         string
+	Functions      map[string]Func
+	ErrorClass     string
+	MemberProperty string
+}
+
+// Func is a host function; see coderun.Func.
+type Func = func(ctx context.Context, args []byte) ([]byte, error)
+
+// Outcome is what a run produced.
+type Outcome struct {
+	Value   []byte // compact JSON, nil when absent
+	Logs    []string
+	Kind    string // "" on success
+	Message string
+}
+
+// Run runs one program in a fresh instance. It returns an error only for
+// misuse: a closed engine or an invalid binding declaration.
+func (e *Engine) Run(ctx context.Context, program string, bindings []Binding) (Outcome, error) {
+	decls := make([]hostcalls.Decl, len(bindings))
+	for i, b := range bindings {
+		d := hostcalls.Decl{Global: b.Global, ErrorClass: b.ErrorClass, MemberProperty: b.MemberProperty}
+		for name := range b.Functions {
+			d.Members = append(d.Members, name)
+		}
+		decls[i] = d
+	}
+	if err := hostcalls.Validate(decls); err != nil {
+		return Outcome{}, err
+	}
+	e.mu.Lock()
+	if e.closed {
+		e.mu.Unlock()
+		return Outcome{}, ErrClosed
+	}
+	e.active.Add(1)
+	e.mu.Unlock()
+	defer e.active.Done()
+
+	if ctx.Err() != nil {
+		return Outcome{Logs: []string{}, Kind: KindAbort, Message: context.Cause(ctx).Error()}, nil
+	}
+	r := newRun(ctx, e, program, bindings)
+	return r.execute(), nil
+}
+
+// Close ends every run in flight as an abort ("runtime disposed"), waits
+// until all of them have returned, then releases the engine. Later Runs
+// return ErrClosed. Close is idempotent.
+func (e *Engine) Close(ctx context.Context) error {
+	e.mu.Lock()
+	first := !e.closed
+	if first {
+		e.closed = true
+		close(e.closing)
+	}
+	e.mu.Unlock()
+	done := make(chan struct{})
+	go func() { e.active.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		return fmt.Errorf("coderun: close: %w", context.Cause(ctx))
+	}
+	if first {
+		return e.qe.Close(ctx)
+	}
+	return nil
+}

@@ -1,0 +1,253 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/coderun/coderun/budget"
+	"github.com/coderun/coderun/runtime/quickjs"
+	"github.com/coderun/coderun/serialize"
+)
+
+// The run is the quickjs.Host of its instance. Every operand that comes from
+// the guest is checked here: a program can reach the raw host function with
+// made-up operands, and must get nothing from it that the prelude could not.
+
+var _ quickjs.Host = (*run)(nil)
+
+// Call dispatches a host operation from the prelude.
+func (r *run) Call(in *quickjs.Instance, args []quickjs.Value) quickjs.Value {
+	if len(args) == 0 {
+		return quickjs.Int(-1)
+	}
+	op, ok := intArg(args[0])
+	if !ok {
+		return quickjs.Int(-1)
+	}
+	switch op {
+	case opLog:
+		if len(args) == 3 && args[2].Tag() == quickjs.TagString {
+			r.viewString(args[2], r.log)
+		}
+	case opCall:
+		if len(args) == 4 {
+			return quickjs.Int(r.startCall(args[1], args[2], args[3]))
+		}
+	case opTimer:
+		if len(args) == 2 {
+			return quickjs.Int(r.setTimer(args[1]))
+		}
+	case opClear:
+		if len(args) == 2 {
+			if id, ok := intArg(args[1]); ok {
+				if t, ok := r.timers[int32(id)]; ok {
+					t.Stop()
+					delete(r.timers, int32(id))
+				}
+			}
+		}
+	case opDone:
+		if len(args) == 3 && args[2].Tag() == quickjs.TagString {
+			if kind, ok := intArg(args[1]); ok {
+				r.done(kind, args[2])
+			}
+		}
+	}
+	return quickjs.Int(0)
+}
+
+func intArg(v quickjs.Value) (int, bool) {
+	f, ok := v.Number()
+	if !ok || f != math.Trunc(f) || f < math.MinInt32 || f > math.MaxInt32 {
+		return 0, false
+	}
+	return int(f), true
+}
+
+func (r *run) viewString(v quickjs.Value, f func([]byte)) {
+	if err := r.in.ViewString(v, f); err != nil {
+		panic(err)
+	}
+}
+
+// log appends one entry through the output ledger; the first entry that does
+// not fit ends the run at once.
+func (r *run) log(b []byte) {
+	if r.ended {
+		panic(errEnded)
+	}
+	text, fit := r.ledger.AddLog(b)
+	if fit != serialize.FitNone {
+		r.logs = append(r.logs, text)
+	}
+	if fit != serialize.FitWhole {
+		r.stop(KindOutputLimit, serialize.OutputLimitMessage(r.limits.MaxOutputBytes))
+	}
+}
+
+func (r *run) done(kind int, payload quickjs.Value) {
+	switch kind {
+	case doneValue:
+		r.viewString(payload, func(b []byte) {
+			if !r.ledger.FitsValue(int64(len(b))) {
+				r.end(KindOutputLimit, serialize.OutputLimitMessage(r.limits.MaxOutputBytes))
+				return
+			}
+			r.value = append([]byte(nil), b...)
+			r.end("", "")
+		})
+	case doneNone:
+		r.end("", "")
+	case doneThrow:
+		var text string
+		r.viewString(payload, func(b []byte) { text = string(b) })
+		r.end(KindException, r.renderStack(text))
+	case doneInvalid:
+		r.end(KindInvalidOutput, "program completion must be lossless JSON")
+	case doneUnrenderable:
+		r.end(KindException, "program threw an unrenderable value")
+	}
+}
+
+// startCall validates a binding call and starts it, or queues it when
+// MaxConcurrentCalls are in flight. It returns the call id, or -1.
+func (r *run) startCall(nsArg, memberArg, argsArg quickjs.Value) int32 {
+	ns, ok := intArg(nsArg)
+	if !ok || ns < 0 || ns >= len(r.bindings) || memberArg.Tag() != quickjs.TagString || argsArg.Tag() != quickjs.TagString {
+		return -1
+	}
+	var member string
+	var args []byte
+	r.viewString(memberArg, func(b []byte) { member = string(b) })
+	fn, ok := r.bindings[ns].Functions[member]
+	if !ok || fn == nil {
+		return -1
+	}
+	r.viewString(argsArg, func(b []byte) { args = append([]byte(nil), b...) })
+	if serialize.CheckJSON(args) != nil {
+		return -1
+	}
+	r.nextID++
+	c := &call{id: r.nextID, fn: fn, args: args, member: member}
+	if r.inflight < r.limits.MaxConcurrentCalls {
+		r.launch(c)
+	} else {
+		r.queue = append(r.queue, c)
+	}
+	return c.id
+}
+
+func (r *run) startQueued() {
+	for len(r.queue) > 0 && r.inflight < r.limits.MaxConcurrentCalls {
+		c := r.queue[0]
+		r.queue[0] = nil
+		r.queue = r.queue[1:]
+		r.launch(c)
+	}
+}
+
+// launch runs a host function on its own goroutine with the Run ctx. Its
+// result is handed to the run loop, or dropped if the run has settled.
+func (r *run) launch(c *call) {
+	r.inflight++
+	ctx, events, finished := r.ctx, r.events, r.finished
+	go func() {
+		ev := invoke(ctx, c)
+		select {
+		case events <- ev:
+		case <-finished:
+		}
+	}()
+}
+
+func invoke(ctx context.Context, c *call) (ev event) {
+	ev.id = c.id
+	defer func() {
+		if p := recover(); p != nil {
+			ev.kind = evReject
+			ev.payload = jsonString(fmt.Sprintf("binding %q panicked: %v", c.member, p))
+		}
+	}()
+	res, err := c.fn(ctx, c.args)
+	if err != nil {
+		ev.kind, ev.payload = evReject, jsonString(err.Error())
+		return ev
+	}
+	if res == nil || serialize.CheckJSON(res) != nil {
+		ev.kind, ev.payload = evReject, jsonString("binding resolution must be lossless JSON")
+		return ev
+	}
+	ev.kind, ev.payload = evResolve, res
+	return ev
+}
+
+func jsonString(s string) []byte {
+	b, _ := json.Marshal(s)
+	return b
+}
+
+func (r *run) setTimer(msArg quickjs.Value) int32 {
+	ms, ok := msArg.Number()
+	if !ok || !(ms >= 1 && ms <= math.MaxInt32) {
+		ms = 1
+	}
+	r.nextID++
+	id, events, finished := r.nextID, r.events, r.finished
+	r.timers[id] = time.AfterFunc(time.Duration(ms*float64(time.Millisecond)), func() {
+		select {
+		case events <- event{id: id, kind: evTimer}:
+		case <-finished:
+		}
+	})
+	return id
+}
+
+// Write captures a guest write to stdout or stderr as one log entry.
+func (r *run) Write(fd uint32, p []byte) { r.log(p) }
+
+// Sleep waits in the host for a sleep of the C library; the wait counts as
+// wall time, not compute time, and ends early when the run must stop.
+func (r *run) Sleep(d time.Duration) {
+	now := time.Now()
+	r.meter.Exit(now)
+	defer r.meter.Enter(time.Now())
+	t := time.NewTimer(d)
+	defer t.Stop()
+	wall := time.NewTimer(time.Until(r.meter.WallDeadline()))
+	defer wall.Stop()
+	select {
+	case <-t.C:
+	case <-r.ctx.Done():
+		r.stop(KindAbort, context.Cause(r.ctx).Error())
+	case <-r.e.closing:
+		r.stop(KindAbort, "runtime disposed")
+	case <-wall.C:
+		r.stop(KindTimeout, budget.WallMessage(r.limits.WallTime))
+	}
+}
+
+// Exit records that the guest called proc_exit.
+func (r *run) Exit(code uint32) {
+	r.end(KindWorkerExit, fmt.Sprintf("worker error: the program exited with code %d", code))
+}
+
+// FuelYield refills the guest's fuel slice, or ends the run when a budget
+// ran out, the caller's ctx is done or the engine is closing. It is the
+// guest's preemption point.
+func (r *run) FuelYield(in *quickjs.Instance, left int64) int64 {
+	select {
+	case <-r.ctx.Done():
+		r.stop(KindAbort, context.Cause(r.ctx).Error())
+	case <-r.e.closing:
+		r.stop(KindAbort, "runtime disposed")
+	default:
+	}
+	next, trip := r.meter.Refill(left, time.Now())
+	if trip != budget.None {
+		r.stop(KindTimeout, r.meter.Message(trip))
+	}
+	return next
+}

@@ -1,0 +1,190 @@
+// The guest half of coderun's event loop. Evaluated once per instance before
+// any user code, as a factory: (wrapper, inspectLib, losslessLib) => api.
+//
+// `wrapper` is the function made by QJS_CreateFunctionProxy; the factory
+// extracts the raw C proxy from it so that no later tampering with
+// Function.prototype can intercept host calls. Every host call is
+// raw(0, 0, 0, undefined, op, ...operands); the Go side validates all of them.
+//
+// api(START, mainFn, spec) starts the program; api(DELIVER, batch) hands over
+// completed binding calls and fired timers. The host drains the job queue
+// after each call into api.
+(function (wrapper, inspectLib, losslessLib) {
+  "use strict";
+  const OP_LOG = 1, OP_CALL = 2, OP_TIMER = 3, OP_CLEAR = 4, OP_DONE = 5;
+  const DONE_VALUE = 0, DONE_NONE = 1, DONE_THROW = 2, DONE_INVALID = 3, DONE_UNRENDERABLE = 4;
+  const START = 1, DELIVER = 2;
+
+  const G = globalThis;
+  const ObjectCreate = Object.create, ObjectDefineProperty = Object.defineProperty;
+  const ObjectFreeze = Object.freeze, ObjectGetOwnPropertyDescriptor = Object.getOwnPropertyDescriptor;
+  const ReflectApply = Reflect.apply, String_ = String, TypeError_ = TypeError, Error_ = Error;
+  const ErrorIsError = Error.isError, Promise_ = Promise, PromisePrototypeThen = Promise.prototype.then;
+  const NumberIsFinite = Number.isFinite, Number_ = Number;
+  const FunctionPrototype = Function.prototype;
+  const formatLogArgs = inspectLib.formatLogArgs, stringify = losslessLib.stringify;
+
+  // Extract the raw proxy: the wrapper calls proxy.call(this, ...).
+  let raw;
+  const callDesc = ObjectGetOwnPropertyDescriptor(FunctionPrototype, "call");
+  ObjectDefineProperty(FunctionPrototype, "call", {
+    value: function () { raw = this; }, writable: true, configurable: true,
+  });
+  try { wrapper(); } finally { ObjectDefineProperty(FunctionPrototype, "call", callDesc); }
+  if (typeof raw !== "function") throw new Error_("coderun: host proxy not found");
+  const host = raw;
+
+  // What the C library and fastschema's build put on the global object is
+  // removed; only the standard library, console and timers remain.
+  for (const name of ["std", "os", "bjson", "print", "scriptArgs", "gc", "navigator",
+    "setInterval", "clearInterval", "QJS_PROXY_VALUE", "console", "setTimeout", "clearTimeout"]) {
+    delete G[name];
+  }
+
+  const makeLogger = (level) => function (...args) {
+    host(0, 0, 0, undefined, OP_LOG, level, formatLogArgs(args));
+  };
+  const console_ = ObjectCreate(Object.prototype);
+  const levels = ["log", "info", "warn", "error", "debug"];
+  for (let i = 0; i < levels.length; i++) {
+    ObjectDefineProperty(console_, levels[i], {
+      value: makeLogger(i), writable: true, enumerable: true, configurable: true,
+    });
+  }
+  ObjectDefineProperty(G, "console", { value: console_, writable: true, configurable: true });
+
+  // Timers: waiting happens in the host.
+  const timers = ObjectCreate(null);
+  function setTimeout(fn, ms, ...args) {
+    if (typeof fn !== "function") {
+      throw new TypeError_('The "callback" argument must be of type function');
+    }
+    let delay = Number_(ms);
+    if (!(delay >= 1 && delay <= 2147483647)) delay = 1;
+    const id = host(0, 0, 0, undefined, OP_TIMER, delay);
+    timers[id] = { fn, args };
+    return id;
+  }
+  function clearTimeout(id) {
+    if (typeof id === "number" && timers[id] !== undefined) {
+      delete timers[id];
+      host(0, 0, 0, undefined, OP_CLEAR, id | 0);
+    }
+  }
+  ObjectDefineProperty(G, "setTimeout", { value: setTimeout, writable: true, configurable: true });
+  ObjectDefineProperty(G, "clearTimeout", { value: clearTimeout, writable: true, configurable: true });
+
+  let settled = false;
+  function done(kind, payload) {
+    if (settled) return;
+    settled = true;
+    host(0, 0, 0, undefined, OP_DONE, kind, payload);
+  }
+
+  // render turns a thrown value into the text the host reports: for an Error,
+  // "name: message" then its stack; otherwise String(value).
+  function render(e) {
+    try {
+      if (ErrorIsError(e)) {
+        const name = String_(e.name), message = String_(e.message);
+        let head = message === "" ? name : (name === "" ? message : name + ": " + message);
+        const stack = e.stack;
+        if (typeof stack === "string" && stack !== "") head += "\n" + stack;
+        return head;
+      }
+      return String_(e);
+    } catch (_) {
+      return undefined;
+    }
+  }
+  function fail(e) {
+    const text = render(e);
+    if (typeof text === "string") done(DONE_THROW, text);
+    else done(DONE_UNRENDERABLE, "");
+  }
+  function finish(v) {
+    if (v === undefined) return done(DONE_NONE, "");
+    let json;
+    try { json = stringify(v); } catch (_) { json = undefined; }
+    if (json === undefined) done(DONE_INVALID, "");
+    else done(DONE_VALUE, json);
+  }
+
+  // Binding namespaces and their error classes.
+  const pending = ObjectCreate(null);
+  function makeErrorClass(name, prop) {
+    const C = class extends Error_ {
+      constructor(message, member) {
+        super(message);
+        if (prop !== "" && member !== undefined) {
+          ObjectDefineProperty(this, prop, { value: member, writable: true, enumerable: true, configurable: true });
+        }
+      }
+    };
+    ObjectDefineProperty(C, "name", { value: name, configurable: true });
+    ObjectDefineProperty(C.prototype, "name", { value: name, writable: true, configurable: true });
+    return C;
+  }
+  function rejection(ns, member, message) {
+    if (ns.cls === undefined) return new Error_(message);
+    return new ns.cls(message, member);
+  }
+  function makeMember(ns, nsIndex, member) {
+    return function (args) {
+      if (arguments.length === 0) {
+        return new Promise_((_, reject) => reject(rejection(ns, member, "binding arguments must be lossless JSON")));
+      }
+      let json;
+      try { json = stringify(args); } catch (_) { json = undefined; }
+      if (json === undefined) {
+        return new Promise_((_, reject) => reject(rejection(ns, member, "binding arguments must be lossless JSON")));
+      }
+      const id = host(0, 0, 0, undefined, OP_CALL, nsIndex, member, json);
+      return new Promise_((resolve, reject) => { pending[id] = { resolve, reject, ns, member }; });
+    };
+  }
+  function buildBindings(spec) {
+    const params = [];
+    for (let i = 0; i < spec.length; i++) {
+      const s = spec[i];
+      const ns = { cls: s.e === "" ? undefined : makeErrorClass(s.e, s.p) };
+      const obj = ObjectCreate(null);
+      for (let j = 0; j < s.m.length; j++) {
+        const member = s.m[j];
+        ObjectDefineProperty(obj, member, { value: makeMember(ns, i, member), enumerable: true, writable: false, configurable: false });
+      }
+      ObjectFreeze(obj);
+      params[params.length] = obj;
+      if (ns.cls !== undefined) params[params.length] = ns.cls;
+    }
+    return params;
+  }
+
+  function deliver(batch) {
+    for (let i = 0; i < batch.length; i++) {
+      const d = batch[i], id = d[0], kind = d[1];
+      if (kind === 2) {
+        const t = timers[id];
+        if (t === undefined) continue;
+        delete timers[id];
+        try { ReflectApply(t.fn, undefined, t.args); } catch (e) { fail(e); }
+        continue;
+      }
+      const p = pending[id];
+      if (p === undefined) continue;
+      delete pending[id];
+      if (kind === 0) p.resolve(d[2]);
+      else p.reject(rejection(p.ns, p.member, d[2]));
+    }
+  }
+
+  return function api(op, a, b) {
+    if (op === DELIVER) return deliver(a);
+    if (op === START) {
+      const params = buildBindings(b);
+      let p;
+      try { p = ReflectApply(a, undefined, params); } catch (e) { return fail(e); }
+      ReflectApply(PromisePrototypeThen, p, [finish, fail]);
+    }
+  };
+})

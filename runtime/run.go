@@ -1,0 +1,405 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/coderun/coderun/budget"
+	"github.com/coderun/coderun/runtime/quickjs"
+	"github.com/coderun/coderun/runtime/transpile"
+	"github.com/coderun/coderun/serialize"
+	"github.com/coderun/coderun/wasm"
+)
+
+// Host operations (prelude.js).
+const (
+	opLog   = 1
+	opCall  = 2
+	opTimer = 3
+	opClear = 4
+	opDone  = 5
+)
+
+// Completion kinds reported by the prelude with opDone.
+const (
+	doneValue = iota
+	doneNone
+	doneThrow
+	doneInvalid
+	doneUnrenderable
+)
+
+// api operations (prelude.js).
+const (
+	apiStart   = 1
+	apiDeliver = 2
+	apiRender  = 3
+)
+
+// Event kinds delivered to the guest.
+const (
+	evResolve = 0
+	evReject  = 1
+	evTimer   = 2
+)
+
+const programFile = "program.ts"
+
+// errEnded unwinds the guest once the run's outcome is decided.
+var errEnded = errors.New("coderun: run ended")
+
+type event struct {
+	id      int32
+	kind    int
+	payload []byte // JSON text
+}
+
+type call struct {
+	id     int32
+	fn     Func
+	args   []byte
+	member string
+}
+
+// run is one execution of a program. All fields are used from the run's
+// goroutine only, except events and finished, which binding goroutines use.
+type run struct {
+	e        *Engine
+	ctx      context.Context
+	bindings []Binding
+	limits   budget.Limits
+	meter    *budget.Meter
+	ledger   *serialize.Ledger
+	logs     []string
+	source   string
+	program  *transpile.Program
+
+	in    *quickjs.Instance
+	api   quickjs.Value
+	drain uint32
+
+	nextID   int32
+	inflight int
+	queue    []*call
+	timers   map[int32]*time.Timer
+	events   chan event
+	finished chan struct{}
+
+	ended   bool
+	kind    string
+	message string
+	value   []byte
+}
+
+func newRun(ctx context.Context, e *Engine, source string, bindings []Binding) *run {
+	return &run{
+		e:        e,
+		source:   source,
+		ctx:      ctx,
+		bindings: bindings,
+		limits:   e.limits,
+		meter:    budget.NewMeter(e.limits, time.Now()),
+		ledger:   serialize.NewLedger(e.limits.MaxOutputBytes),
+		logs:     []string{},
+		timers:   map[int32]*time.Timer{},
+		events:   make(chan event, 64),
+		finished: make(chan struct{}),
+	}
+}
+
+// end decides the outcome; the first decision wins.
+func (r *run) end(kind, message string) {
+	if r.ended {
+		return
+	}
+	r.ended, r.kind, r.message = true, kind, message
+}
+
+// stop decides the outcome and unwinds the guest.
+func (r *run) stop(kind, message string) {
+	r.end(kind, message)
+	panic(errEnded)
+}
+
+func (r *run) execute() Outcome {
+	defer r.cleanup()
+	r.start()
+	for !r.ended {
+		r.wait()
+	}
+	return r.outcome()
+}
+
+func (r *run) cleanup() {
+	close(r.finished)
+	for _, t := range r.timers {
+		t.Stop()
+	}
+	if r.in != nil {
+		_ = r.in.Close(context.Background())
+	}
+}
+
+// start compiles the program, makes the instance and starts the program.
+func (r *run) start() {
+	prog, err := r.e.programs.Compile(r.source)
+	if err != nil {
+		r.end(KindException, err.Error())
+		return
+	}
+	r.program = prog
+	in, err := r.e.qe.Instantiate(context.Background(), r)
+	if err != nil {
+		r.end(KindWorkerExit, "worker error: "+err.Error())
+		return
+	}
+	r.in = in
+	r.guest(func() error {
+		if err := in.Init(quickjs.InitOptions{StackBytes: stackBytes, StackMargin: stackMargin, InterruptHandler: wasm.QuickJSInterruptTableIndex}); err != nil {
+			return err
+		}
+		if r.drain, err = in.NewEvalOption("0", "coderun:drain"); err != nil {
+			return err
+		}
+		factory, err := r.eval(r.e.prelude, "coderun:prelude")
+		if err != nil {
+			return err
+		}
+		wrapper, err := in.NewFunctionProxy(0)
+		if err != nil {
+			return err
+		}
+		if r.api, err = r.callChecked(factory, wrapper); err != nil {
+			return err
+		}
+		var params []string
+		var spec []map[string]any
+		for _, b := range r.bindings {
+			params = append(params, b.Global)
+			members := make([]string, 0, len(b.Functions))
+			for name := range b.Functions {
+				members = append(members, name)
+			}
+			if b.ErrorClass != "" {
+				params = append(params, b.ErrorClass)
+			}
+			spec = append(spec, map[string]any{"g": b.Global, "m": members, "e": b.ErrorClass, "p": b.MemberProperty})
+		}
+		main, err := in.Eval(prog.Wrap(params), programFile, quickjs.EvalGlobal)
+		if err != nil {
+			return err
+		}
+		if main.IsException() {
+			r.throwPending()
+			return nil
+		}
+		specJSON, _ := json.Marshal(spec)
+		if spec == nil {
+			specJSON = []byte("[]")
+		}
+		specVal, err := in.ParseJSON(specJSON)
+		if err != nil {
+			return err
+		}
+		if _, err := r.callChecked(r.api, quickjs.Int(apiStart), main, specVal); err != nil {
+			return err
+		}
+		return r.drainJobs()
+	})
+}
+
+// eval evaluates trusted source and fails on a JavaScript exception.
+func (r *run) eval(src, file string) (quickjs.Value, error) {
+	v, err := r.in.Eval(src, file, quickjs.EvalGlobal)
+	if err != nil {
+		return 0, err
+	}
+	if v.IsException() {
+		return 0, r.internalException(file)
+	}
+	return v, nil
+}
+
+func (r *run) internalException(where string) error {
+	exc, err := r.in.TakeException()
+	if err != nil {
+		return err
+	}
+	s, _ := r.in.String(exc)
+	return fmt.Errorf("coderun: internal error in %s: %s", where, s)
+}
+
+// callChecked calls fn; a JavaScript exception ends the run as a failure.
+func (r *run) callChecked(fn quickjs.Value, args ...quickjs.Value) (quickjs.Value, error) {
+	v, err := r.in.Call(fn, quickjs.Undefined, args...)
+	if err != nil {
+		return 0, err
+	}
+	if v.IsException() {
+		r.throwPending()
+	}
+	return v, nil
+}
+
+// throwPending ends the run with the pending JavaScript exception.
+func (r *run) throwPending() {
+	exc, err := r.in.TakeException()
+	if err != nil {
+		r.end(KindWorkerExit, "worker error: "+err.Error())
+		return
+	}
+	if r.api == 0 {
+		s, _ := r.in.String(exc)
+		r.end(KindWorkerExit, "worker error: "+s)
+		return
+	}
+	v, err := r.in.Call(r.api, quickjs.Undefined, quickjs.Int(apiRender), exc)
+	if err != nil || v.Tag() != quickjs.TagString {
+		r.end(KindException, "program threw an unrenderable value")
+		return
+	}
+	s, err := r.in.String(v)
+	if err != nil {
+		r.end(KindException, "program threw an unrenderable value")
+		return
+	}
+	r.end(KindException, r.renderStack(s))
+}
+
+func (r *run) drainJobs() error {
+	v, err := r.in.EvalOption(r.drain)
+	if err != nil {
+		return err
+	}
+	if v.IsException() {
+		r.throwPending()
+	}
+	return nil
+}
+
+// guest runs f, which calls into the instance, metering busy time and
+// turning instance failures into outcomes.
+func (r *run) guest(f func() error) {
+	if r.ended {
+		return
+	}
+	r.meter.Enter(time.Now())
+	err := f()
+	r.meter.Exit(time.Now())
+	if err == nil || r.ended {
+		return
+	}
+	var exit *quickjs.ExitError
+	switch {
+	case errors.Is(err, errEnded):
+		// The outcome was decided by a host function.
+	case errors.As(err, &exit):
+		r.end(KindWorkerExit, fmt.Sprintf("worker error: the program exited with code %d", exit.Code))
+	default:
+		r.end(KindWorkerExit, "worker error: "+trapReason(err))
+	}
+}
+
+func trapReason(err error) string {
+	s := err.Error()
+	if i := strings.Index(s, "\n"); i >= 0 {
+		s = s[:i]
+	}
+	return strings.TrimPrefix(s, "wasm error: ")
+}
+
+// wait blocks until something happens, then delivers it to the guest.
+func (r *run) wait() {
+	if r.inflight == 0 && len(r.queue) == 0 && len(r.timers) == 0 {
+		r.end(KindException, "the program is waiting for a promise that can never settle: no binding call or timer is pending")
+		return
+	}
+	wall := time.NewTimer(time.Until(r.meter.WallDeadline()))
+	defer wall.Stop()
+	var batch []event
+	select {
+	case ev := <-r.events:
+		batch = append(batch, ev)
+	case <-r.ctx.Done():
+		r.end(KindAbort, context.Cause(r.ctx).Error())
+		return
+	case <-r.e.closing:
+		r.end(KindAbort, "runtime disposed")
+		return
+	case <-wall.C:
+		r.end(KindTimeout, budget.WallMessage(r.limits.WallTime))
+		return
+	}
+	for more := true; more; {
+		select {
+		case ev := <-r.events:
+			batch = append(batch, ev)
+		default:
+			more = false
+		}
+	}
+	var text []byte
+	text = append(text, '[')
+	for i, ev := range batch {
+		if ev.kind != evTimer {
+			r.inflight--
+			r.startQueued()
+		} else if _, ok := r.timers[ev.id]; !ok {
+			continue // cleared after it fired
+		} else {
+			delete(r.timers, ev.id)
+		}
+		if i > 0 && len(text) > 1 {
+			text = append(text, ',')
+		}
+		text = append(text, '[')
+		text = strconv.AppendInt(text, int64(ev.id), 10)
+		text = append(text, ',')
+		text = strconv.AppendInt(text, int64(ev.kind), 10)
+		if ev.payload != nil {
+			text = append(text, ',')
+			text = append(text, ev.payload...)
+		}
+		text = append(text, ']')
+	}
+	text = append(text, ']')
+	if len(text) == 2 {
+		return
+	}
+	r.guest(func() error {
+		v, err := r.in.ParseJSON(text)
+		if err != nil {
+			return err
+		}
+		if v.IsException() {
+			return r.internalException("deliver")
+		}
+		if _, err := r.callChecked(r.api, quickjs.Int(apiDeliver), v); err != nil {
+			return err
+		}
+		_ = r.in.FreeValue(v)
+		return r.drainJobs()
+	})
+}
+
+// outcome assembles the result, applying the output ledger to the value or
+// the failure message.
+func (r *run) outcome() Outcome {
+	o := Outcome{Logs: r.logs, Kind: r.kind}
+	if r.kind == "" {
+		o.Value = r.value
+		return o
+	}
+	msg, ok := r.ledger.FitMessage(r.message)
+	if !ok && r.kind != KindOutputLimit {
+		o.Kind = KindOutputLimit
+		msg, _ = r.ledger.FitMessage(serialize.OutputLimitMessage(r.limits.MaxOutputBytes))
+	}
+	o.Message = msg
+	return o
+}

@@ -1,0 +1,70 @@
+package runtime
+
+import (
+	"strconv"
+	"strings"
+)
+
+// mainName is the name of the wrapper function that holds the program's
+// top-level code; its frames are shown as the program's own.
+const mainName = "__dsh_main__"
+
+// renderStack rewrites the stack frames in an exception text so that they
+// point into the user's own source: frames in program.ts are mapped back
+// through the source map, frames in wrapper code and in coderun's prelude
+// are dropped, native frames are kept.
+func (r *run) renderStack(text string) string {
+	if r.program == nil || !strings.Contains(text, "    at ") {
+		return text
+	}
+	lines := strings.Split(text, "\n")
+	out := lines[:0]
+	for _, line := range lines {
+		if !strings.HasPrefix(line, "    at ") {
+			out = append(out, line)
+			continue
+		}
+		frame, keep := r.mapFrame(strings.TrimPrefix(line, "    at "))
+		if keep {
+			out = append(out, "    at "+frame)
+		}
+	}
+	return strings.TrimRight(strings.Join(out, "\n"), "\n")
+}
+
+// mapFrame maps one frame, "name (file:line:col)" or "file:line:col".
+func (r *run) mapFrame(f string) (string, bool) {
+	name, loc := "", f
+	if strings.HasSuffix(f, ")") {
+		if i := strings.LastIndex(f, " ("); i >= 0 {
+			name, loc = f[:i], f[i+2:len(f)-1]
+		}
+	}
+	if strings.HasPrefix(loc, "coderun:") {
+		return "", false
+	}
+	if !strings.HasPrefix(loc, programFile+":") {
+		return f, true
+	}
+	parts := strings.Split(strings.TrimPrefix(loc, programFile+":"), ":")
+	if len(parts) != 2 {
+		return "", false
+	}
+	line, err1 := strconv.Atoi(parts[0])
+	col, err2 := strconv.Atoi(parts[1])
+	if err1 != nil || err2 != nil {
+		return "", false
+	}
+	ul, uc, ok := r.program.Position(line, col)
+	if !ok {
+		return "", false
+	}
+	pos := programFile + ":" + strconv.Itoa(ul) + ":" + strconv.Itoa(uc)
+	switch name {
+	case "":
+		return pos, true
+	case mainName:
+		return "<program> (" + pos + ")", true
+	}
+	return name + " (" + pos + ")", true
+}
