@@ -173,40 +173,47 @@ func TestDecodeErrors(t *testing.T) {
 	}
 }
 
-func TestDecodeTruncatedAndCorrupted(t *testing.T) {
-	src := QuickJS()
-	rng := rand.New(rand.NewPCG(1, 2))
-	n := 60
-	if testing.Short() {
-		n = 10
-	}
+// smallQuickJS returns a module made of the first bodies of QuickJS()
+// (indices are not checked by Decode), for cheap corruption tests.
+func smallQuickJS(t testing.TB) []byte {
 	m := decodeQuickJS(t)
-	code := m.orig[SectionCode].orig
+	m.Funcs, m.Code = m.Funcs[:80], m.Code[:80]
+	m.Data, m.Customs = m.Data[:3], m.Customs[len(m.Customs)-1:]
+	b, err := m.Encode()
+	require.NoError(t, err)
+	return b
+}
+
+func TestDecodeTruncatedAndCorrupted(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	src := smallQuickJS(t)
+	sm, err := Decode(src)
+	require.NoError(t, err)
+	code := sm.orig[SectionCode].orig
 	codeStart := bytes.Index(src, code)
-	for range n {
-		// A cut inside the code section is always an error.
+	for range 300 {
+		// A cut inside the code section is always an error; other cuts
+		// may fall on a section boundary.
 		cut := codeStart + 1 + rng.IntN(len(code)-1)
 		_, err := Decode(src[:cut])
 		require.Error(t, err, "prefix of %d bytes", cut)
 		roundTrip(t, src[:rng.IntN(len(src))])
 	}
-	small := oneFunc(0x02, 0x40, 0x41, 0x05, 0x28, 0x02, 0x00, 0x1a, 0x0b, 0x0b)
-	sm, err := Decode(small)
-	require.NoError(t, err)
-	for cut := range len(small) {
-		_, err := Decode(small[:cut])
-		if cut < 8 || cut > len(small)-len(sm.orig[SectionCode].orig) {
-			// Cuts inside the header or the last (code) section are errors;
-			// other cuts may fall on a section boundary.
-			require.Error(t, err, "prefix of %d bytes", cut)
-		}
-	}
-	for range n {
+	for range 300 {
 		b := bytes.Clone(src)
 		for range 1 + rng.IntN(8) {
 			b[rng.IntN(len(b))] = byte(rng.Uint32())
 		}
 		roundTrip(t, b)
+	}
+	small := oneFunc(0x02, 0x40, 0x41, 0x05, 0x28, 0x02, 0x00, 0x1a, 0x0b, 0x0b)
+	sm, err = Decode(small)
+	require.NoError(t, err)
+	for cut := range len(small) {
+		_, err := Decode(small[:cut])
+		if cut < 8 || cut > len(small)-len(sm.orig[SectionCode].orig) {
+			require.Error(t, err, "prefix of %d bytes", cut)
+		}
 	}
 }
 
@@ -258,9 +265,11 @@ func TestPreservesNonCanonical(t *testing.T) {
 func FuzzDecode(f *testing.F) {
 	src := QuickJS()
 	f.Add(src)
-	f.Add(src[:len(src)/2])
-	for _, i := range []int{9, 100, 1000, 20000, len(src) - 10} {
-		b := bytes.Clone(src)
+	small := smallQuickJS(f)
+	f.Add(small)
+	f.Add(small[:len(small)/2])
+	for _, i := range []int{9, 100, 1000, 20000, len(small) - 10} {
+		b := bytes.Clone(small)
 		b[i] ^= 0x80
 		f.Add(b)
 	}

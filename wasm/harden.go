@@ -1,0 +1,28 @@
+package wasm
+
+import "fmt"
+
+// Harden rewrites a QuickJS-NG module for running untrusted code: it
+// decodes src, applies ExportStackPointer, GrowTrap and Fuel (with cfg),
+// and encodes the result. The runtime calls it once per process on
+// QuickJS() and compiles what it returns.
+func Harden(src []byte, cfg FuelConfig) ([]byte, error) {
+	m, err := Decode(src)
+	if err != nil {
+		return nil, fmt.Errorf("wasm: harden: %w", err)
+	}
+	for _, pass := range []func(*Module) error{
+		ExportStackPointer,
+		GrowTrap,
+		func(m *Module) error { return Fuel(m, cfg) },
+	} {
+		if err := pass(m); err != nil {
+			return nil, fmt.Errorf("wasm: harden: %w", err)
+		}
+	}
+	out, err := m.Encode()
+	if err != nil {
+		return nil, fmt.Errorf("wasm: harden: %w", err)
+	}
+	return out, nil
+}

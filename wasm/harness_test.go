@@ -1,0 +1,188 @@
+package wasm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
+)
+
+// Test-local facts about the pinned QuickJS-NG build (the runtime discovers
+// and checks them itself).
+const (
+	jsRuntimeInterruptHandler = 152 // offsetof(JSRuntime, interrupt_handler)
+	tagException              = 6
+	tagUndefined              = 3
+)
+
+// testCache shares compiled code between the runtimes of all tests, so each
+// module is compiled once per test binary.
+var testCache = sync.OnceValue(wazero.NewCompilationCache)
+
+// hardenedQuickJS is QuickJS() hardened with the default configuration.
+var hardenedQuickJS = sync.OnceValues(func() ([]byte, error) { return Harden(QuickJS(), FuelConfig{}) })
+
+func hardened(t testing.TB) []byte {
+	t.Helper()
+	b, err := hardenedQuickJS()
+	require.NoError(t, err)
+	return b
+}
+
+// meter is the host side of fuel metering for one instance.
+type meter struct {
+	quantum    int64 // each refill
+	maxRefills int   // fuel_yield panics after this many refills (0: never)
+	refills    int
+	given      int64 // the balance handed out last
+	used       int64 // fuel used up to the last yield
+}
+
+// errOutOfFuel is the panic value of fuel_yield when the meter runs out.
+var errOutOfFuel = errors.New("out of fuel")
+
+func (f *meter) yield(left int64) int64 {
+	f.used += f.given - left
+	if f.maxRefills > 0 && f.refills >= f.maxRefills {
+		f.given = left
+		panic(errOutOfFuel)
+	}
+	f.refills++
+	f.given = f.quantum
+	return f.quantum
+}
+
+// total returns the fuel used so far, given the global's current value.
+func (f *meter) total(global int64) int64 { return f.used + f.given - global }
+
+type meterKey struct{}
+
+// newTestRuntime returns a compiler runtime with WASI, env.jsFunctionProxy
+// and coderun.fuel_yield. fuel_yield finds its meter in the call context.
+func newTestRuntime(t testing.TB, cfg wazero.RuntimeConfig) wazero.Runtime {
+	t.Helper()
+	ctx := context.Background()
+	rt := wazero.NewRuntimeWithConfig(ctx, cfg.WithCompilationCache(testCache()))
+	t.Cleanup(func() { _ = rt.Close(ctx) })
+	wasi_snapshot_preview1.MustInstantiate(ctx, rt)
+	_, err := rt.NewHostModuleBuilder("env").
+		NewFunctionBuilder().
+		WithFunc(func(context.Context, uint32, uint64, uint32, uint32) uint64 { return tagUndefined << 32 }).
+		Export("jsFunctionProxy").
+		Instantiate(ctx)
+	require.NoError(t, err)
+	_, err = rt.NewHostModuleBuilder(FuelImportModule).
+		NewFunctionBuilder().
+		WithFunc(func(ctx context.Context, left int64) int64 {
+			return ctx.Value(meterKey{}).(*meter).yield(left)
+		}).
+		Export(FuelImportName).
+		Instantiate(ctx)
+	require.NoError(t, err)
+	return rt
+}
+
+// compiled caches compiled modules per runtime and source.
+func compile(t testing.TB, rt wazero.Runtime, src []byte) wazero.CompiledModule {
+	t.Helper()
+	cm, err := rt.CompileModule(context.Background(), src)
+	require.NoError(t, err)
+	return cm
+}
+
+// vm is one QuickJS instance.
+type vm struct {
+	t     testing.TB
+	ctx   context.Context
+	mod   api.Module
+	meter *meter
+	jsctx uint64
+	rt    uint32 // JSRuntime*
+}
+
+// newVM instantiates cm and creates a QuickJS runtime and context. When
+// interrupt is set, it installs the interrupt handler.
+func newVM(t testing.TB, rt wazero.Runtime, cm wazero.CompiledModule, m *meter, interrupt bool) *vm {
+	t.Helper()
+	if m == nil {
+		m = &meter{quantum: 1 << 40}
+	}
+	v := &vm{t: t, meter: m, ctx: context.WithValue(context.Background(), meterKey{}, m)}
+	mod, err := rt.InstantiateModule(v.ctx, cm, wazero.NewModuleConfig().WithName("").WithStartFunctions())
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = mod.Close(context.Background()) })
+	v.mod = mod
+	qrt := v.call("New_QJS", 0, 0, 0, 0)
+	v.jsctx = v.call("QJS_GetContext", qrt)
+	var ok bool
+	v.rt, ok = mod.Memory().ReadUint32Le(uint32(qrt))
+	require.True(t, ok)
+	if interrupt {
+		old, ok := mod.Memory().ReadUint32Le(v.rt + jsRuntimeInterruptHandler)
+		require.True(t, ok)
+		require.Zero(t, old, "JSRuntime.interrupt_handler is not at the expected offset")
+		require.True(t, mod.Memory().WriteUint32Le(v.rt+jsRuntimeInterruptHandler, QuickJSInterruptTableIndex))
+	}
+	return v
+}
+
+func (v *vm) call(name string, args ...uint64) uint64 {
+	v.t.Helper()
+	res, err := v.mod.ExportedFunction(name).Call(v.ctx, args...)
+	require.NoError(v.t, err, name)
+	return res[0]
+}
+
+// cstring copies s, NUL-terminated, into a malloc'd buffer.
+func (v *vm) cstring(s string) uint64 {
+	p := v.call("malloc", uint64(len(s)+1))
+	require.True(v.t, v.mod.Memory().Write(uint32(p), append([]byte(s), 0)))
+	return p
+}
+
+// eval evaluates code and returns the JSValue, or the error of the wasm
+// call (a trap or an aborted fuel_yield).
+func (v *vm) eval(code string) (uint64, error) {
+	opt := v.call("QJS_CreateEvalOption", v.cstring(code), 0, 0, v.cstring("<input>"), 0)
+	res, err := v.mod.ExportedFunction("QJS_Eval").Call(v.ctx, v.jsctx, opt)
+	if err != nil {
+		return 0, err
+	}
+	return res[0], nil
+}
+
+// toString converts a JSValue to a Go string.
+func (v *vm) toString(val uint64) string {
+	p := v.call("QJS_ToCString", v.jsctx, val)
+	packed, ok := v.mod.Memory().ReadUint64Le(uint32(p))
+	require.True(v.t, ok)
+	s, ok := v.mod.Memory().Read(uint32(packed>>32), uint32(packed))
+	require.True(v.t, ok)
+	return string(s)
+}
+
+// evalString evaluates code that returns a string (for example a
+// JSON.stringify call). A JS exception becomes an error with its text.
+func (v *vm) evalString(code string) (string, error) {
+	val, err := v.eval(code)
+	if err != nil {
+		return "", err
+	}
+	if val>>32 == tagException {
+		return "", fmt.Errorf("js exception: %s", v.toString(v.call("JS_GetException", v.jsctx)))
+	}
+	return v.toString(val), nil
+}
+
+// fuelUsed returns the fuel used by the instance so far.
+func (v *vm) fuelUsed() int64 {
+	g := v.mod.ExportedGlobal(FuelGlobalExport)
+	require.NotNil(v.t, g)
+	return v.meter.total(int64(g.Get()))
+}

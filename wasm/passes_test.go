@@ -1,0 +1,248 @@
+package wasm
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestQuickJSFacts checks the facts about the pinned module that the
+// passes' defaults rely on.
+func TestQuickJSFacts(t *testing.T) {
+	m := decodeQuickJS(t)
+
+	// JS_CallInternal: the only function with a 220-target br_table (the
+	// opcode dispatch), a 49 KB body with 70 loops.
+	var with220 []uint32
+	for i, c := range m.Code {
+		for _, in := range c.Body {
+			if in.Op == OpBrTable && len(in.Vec) == 220 {
+				with220 = append(with220, m.NumImportedFuncs()+uint32(i))
+			}
+		}
+	}
+	require.Equal(t, []uint32{QuickJSCallInternal}, with220)
+	ci := m.Body(QuickJSCallInternal)
+	require.Len(t, ci.raw.orig, 49100)
+	require.Equal(t, 70, countBodyOps(ci.Body, OpLoop))
+
+	// The interrupt handler is table element 484 and reads
+	// os_pending_signals: return (os_pending_signals >> SIGINT) & 1.
+	seg := m.Elements[0]
+	require.Equal(t, []Instr{I32Const(1), Simple(OpEnd)}, seg.Offset)
+	require.Equal(t, QuickJSInterruptHandler, seg.Funcs[QuickJSInterruptTableIndex-1])
+	ft, ok := m.FuncType(QuickJSInterruptHandler)
+	require.True(t, ok)
+	require.Equal(t, FuncType{Params: []ValType{I32, I32}, Results: []ValType{I32}}, ft)
+	h := m.Body(QuickJSInterruptHandler)
+	require.Empty(t, h.Locals)
+	require.Equal(t, []Instr{
+		I32Const(99864), {Op: OpI32Load, A: 2}, // os_pending_signals
+		I32Const(2), Simple(OpI32ShrU), // SIGINT
+		I32Const(1), Simple(OpI32And),
+		Simple(OpEnd),
+	}, h.Body)
+}
+
+func countBodyOps(body []Instr, op Opcode) int {
+	n := 0
+	for _, in := range body {
+		if in.Op == op {
+			n++
+		}
+	}
+	return n
+}
+
+func TestExportStackPointer(t *testing.T) {
+	m := decodeQuickJS(t)
+	require.NoError(t, ExportStackPointer(m))
+	require.Equal(t, Export{Name: StackPointerExport, Kind: ExternGlobal, Index: 0}, m.Exports[len(m.Exports)-1])
+	require.ErrorContains(t, ExportStackPointer(m), "already exists")
+
+	for _, tc := range []struct {
+		name    string
+		globals []Global
+		want    string
+	}{
+		{"no global", nil, "no global 0"},
+		{"immutable", []Global{{Type: GlobalType{ValType: I32}, Init: []Instr{I32Const(0), Simple(OpEnd)}}}, "not a mutable i32"},
+		{"i64", []Global{{Type: GlobalType{ValType: I64, Mutable: true}, Init: []Instr{I64Const(0), Simple(OpEnd)}}}, "not a mutable i32"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			require.ErrorContains(t, ExportStackPointer(&Module{Globals: tc.globals}), tc.want)
+		})
+	}
+}
+
+func TestGrowTrap(t *testing.T) {
+	m := decodeQuickJS(t)
+	require.NoError(t, GrowTrap(m))
+	require.Len(t, m.Code, 1139)
+	grow := m.NumImportedFuncs() + 1138
+	ft, _ := m.FuncType(grow)
+	require.Equal(t, FuncType{Params: []ValType{I32}, Results: []ValType{I32}}, ft)
+	require.Equal(t, 1, countOps(m, OpMemoryGrow), "only the helper grows memory")
+	require.Equal(t, 1, countBodyOps(m.Body(grow).Body, OpMemoryGrow))
+	require.Equal(t, 1, countBodyOps(m.Body(grow).Body, OpUnreachable))
+	var calls int
+	for _, c := range m.Code {
+		for _, in := range c.Body {
+			if in.Op == OpCall && in.A == grow {
+				calls++
+			}
+		}
+	}
+	require.Equal(t, 1, calls)
+
+	require.ErrorContains(t, GrowTrap(&Module{}), "no memory")
+}
+
+func TestFuel(t *testing.T) {
+	orig := decodeQuickJS(t)
+	m := decodeQuickJS(t)
+	require.NoError(t, Fuel(m, FuelConfig{LoopCost: 3}))
+
+	// The import is appended, and every defined function index shifts.
+	require.Len(t, m.Imports, 25)
+	yield := uint32(24)
+	im := m.Imports[yield]
+	require.Equal(t, FuelImportModule, im.Module)
+	require.Equal(t, FuelImportName, im.Name)
+	require.Equal(t, FuncType{Params: []ValType{I64}, Results: []ValType{I64}}, m.Types[im.TypeIndex])
+	shifted := func(i uint32) uint32 {
+		if i >= yield {
+			return i + 1
+		}
+		return i
+	}
+	for k, f := range orig.Elements[0].Funcs {
+		require.Equal(t, shifted(f), m.Elements[0].Funcs[k])
+	}
+	for k, e := range orig.Exports {
+		if e.Kind == ExternFunc {
+			e.Index = shifted(e.Index)
+		}
+		require.Equal(t, e, m.Exports[k])
+	}
+
+	// The fuel global is a mutable i64, initially 0, exported.
+	g := uint32(len(m.Globals) - 1)
+	require.Equal(t, Global{Type: GlobalType{ValType: I64, Mutable: true}, Init: []Instr{I64Const(0), Simple(OpEnd)}}, m.Globals[g])
+	require.Equal(t, Export{Name: FuelGlobalExport, Kind: ExternGlobal, Index: g}, m.Exports[len(m.Exports)-1])
+
+	check := func(tmp uint32, cost ...Instr) []Instr {
+		return charger{fuel: g, yield: yield}.charge(nil, tmp, cost...)
+	}
+	var loops, checked int
+	for i := range orig.Code {
+		idx := uint32(24 + i)
+		before, after := orig.Code[i], m.Code[i]
+		switch idx {
+		case QuickJSInterruptHandler:
+			require.Equal(t, []LocalGroup{{Count: 1, Type: I64}}, after.Locals)
+			require.Equal(t, append(check(2, I64Const(DefaultInterruptCost)), I32Const(0), Simple(OpEnd)), after.Body)
+			continue
+		case QuickJSCallInternal:
+			require.Equal(t, countBodyOps(before.Body, OpLoop), countBodyOps(after.Body, OpLoop))
+			require.Len(t, after.Body, len(before.Body), "JS_CallInternal's loops are not instrumented")
+			continue
+		}
+		n := countBodyOps(before.Body, OpLoop)
+		bulk := countBodyOps(before.Body, OpMemoryCopy) + countBodyOps(before.Body, OpMemoryFill)
+		loops += n
+		if n+bulk == 0 {
+			require.Equal(t, before.Locals, after.Locals)
+			continue
+		}
+		// One more i64 local (and three i32s for bulk memory operands).
+		nl, err := orig.numLocals(idx)
+		require.NoError(t, err)
+		nl2, err := m.numLocals(idx + 1)
+		require.NoError(t, err)
+		tmp := uint32(nl)
+		if bulk > 0 {
+			require.Equal(t, nl+4, nl2)
+		} else {
+			require.Equal(t, nl+1, nl2)
+		}
+		// Every loop is followed by a check, and calls are shifted.
+		k := 0
+		for _, in := range before.Body {
+			switch in.Op {
+			case OpLoop:
+				require.Equal(t, in, after.Body[k])
+				want := check(tmp, I64Const(3))
+				require.Equal(t, want, after.Body[k+1:k+1+len(want)])
+				k += 1 + len(want)
+				checked++
+				continue
+			case OpMemoryCopy, OpMemoryFill:
+				want := []Instr{Indexed(OpLocalSet, tmp+3), Indexed(OpLocalSet, tmp+2), Indexed(OpLocalSet, tmp+1)}
+				want = append(want, check(tmp, Indexed(OpLocalGet, tmp+3), Simple(OpI64ExtendI32U), I64Const(BulkMemoryShift), Simple(OpI64ShrU))...)
+				want = append(want, Indexed(OpLocalGet, tmp+1), Indexed(OpLocalGet, tmp+2), Indexed(OpLocalGet, tmp+3), in)
+				require.Equal(t, want, after.Body[k:k+len(want)])
+				k += len(want)
+				continue
+			case OpCall:
+				in.A = shifted(in.A)
+			}
+			require.Equal(t, in, after.Body[k])
+			k++
+		}
+		require.Len(t, after.Body, k)
+	}
+	require.Equal(t, 1726-70, loops)
+	require.Equal(t, loops, checked)
+
+	out, err := m.Encode()
+	require.NoError(t, err)
+	m2, err := Decode(out)
+	require.NoError(t, err)
+	require.Equal(t, m.Code[100].Body, m2.Code[100].Body)
+}
+
+func TestFuelConfig(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		cfg  FuelConfig
+		want string
+	}{
+		{"negative cost", FuelConfig{LoopCost: -1}, "must not be negative"},
+		{"imported handler", FuelConfig{InterruptHandler: 3}, "not a defined function"},
+		{"handler type", FuelConfig{InterruptHandler: 266}, "want (i32, i32) -> i32"},
+		{"skip imported", FuelConfig{SkipLoops: []uint32{1}}, "not a defined function"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			require.ErrorContains(t, Fuel(decodeQuickJS(t), tc.cfg), tc.want)
+		})
+	}
+
+	// Everything instrumented, no handler replacement.
+	m := decodeQuickJS(t)
+	h := slices.Clone(m.Body(QuickJSInterruptHandler).Body)
+	require.NoError(t, Fuel(m, FuelConfig{SkipLoops: []uint32{}, InterruptHandler: NoInterruptHandler}))
+	require.Equal(t, h, m.Body(QuickJSInterruptHandler+1).Body)
+	require.Equal(t, 1726, countOps(m, OpLoop))
+	var checks int
+	for _, c := range m.Code {
+		for k, in := range c.Body {
+			if in.Op == OpLoop && c.Body[k+1].Op == OpGlobalGet {
+				checks++
+			}
+		}
+	}
+	require.Equal(t, 1726, checks)
+}
+
+func TestHardenSize(t *testing.T) {
+	b := hardened(t)
+	m, err := Decode(b)
+	require.NoError(t, err)
+	require.Len(t, m.Imports, 25)
+	require.Len(t, m.Code, 1139)
+	t.Logf("hardened module: %d bytes (original %d)", len(b), len(QuickJS()))
+	_, err = Harden([]byte("junk"), FuelConfig{})
+	require.ErrorIs(t, err, ErrMalformed)
+}
