@@ -1,0 +1,85 @@
+package transpile
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// benchSource is a 20-line TypeScript program.
+const benchSource = `interface Item {
+  id: number
+  name: string
+  tags?: string[]
+}
+type Result = { total: number; names: string[] }
+const items: Item[] = await tools.list({ limit: 10 }) as Item[]
+function summarize(xs: Item[]): Result {
+  let total = 0
+  const names: string[] = []
+  for (const x of xs) {
+    total += x.id
+    names.push(x.name.toUpperCase())
+  }
+  return { total, names }
+}
+const r = summarize(items)
+if (r.total > 100) throw new Error(` + "`too many: ${r.total}`" + `)
+console.log('summary', r satisfies Result)
+return r.names.filter((n): n is string => n.length > 0)
+`
+
+func BenchmarkCompile(b *testing.B) {
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		// A distinct source each time, as a cache miss would see.
+		if _, err := Compile(benchSource + fmt.Sprintf("// %d", i)); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkCacheHit(b *testing.B) {
+	c := NewCache(16)
+	if _, err := c.Compile(benchSource); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := c.Compile(benchSource); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkWrap(b *testing.B) {
+	p, err := Compile(benchSource)
+	if err != nil {
+		b.Fatal(err)
+	}
+	params := []string{"tools", "ToolCallError"}
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = p.Wrap(params)
+	}
+}
+
+func BenchmarkPosition(b *testing.B) {
+	p, err := Compile(benchSource)
+	if err != nil {
+		b.Fatal(err)
+	}
+	js := p.Wrap(nil)
+	line, col := 0, 0
+	for i, l := range strings.Split(js, "\n") {
+		if c := strings.Index(l, "throw"); c >= 0 {
+			line, col = i+1, c+1
+		}
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if l, c, ok := p.Position(line, col); !ok || l != 18 || c != 20 {
+			b.Fatalf("Position(%d, %d) = %d, %d, %v", line, col, l, c, ok)
+		}
+	}
+}

@@ -1,0 +1,122 @@
+package transpile
+
+import (
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestCacheSameProgram(t *testing.T) {
+	tests := []struct {
+		name    string
+		src     string
+		wantErr bool
+	}{
+		{name: "success", src: "return 1"},
+		{name: "failure", src: "enum E { A }", wantErr: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := NewCache(4)
+			p1, err1 := c.Compile(tt.src)
+			p2, err2 := c.Compile(tt.src)
+			require.Equal(t, 1, c.Len())
+			require.Same(t, p1, p2)
+			if tt.wantErr {
+				require.Error(t, err1)
+				require.Same(t, err1.(*Error), err2.(*Error), "failures are cached too")
+				return
+			}
+			require.NoError(t, err1)
+			require.NoError(t, err2)
+		})
+	}
+}
+
+func TestCacheEvictsLeastRecentlyUsed(t *testing.T) {
+	c := NewCache(2)
+	a, err := c.Compile("return 'a'")
+	require.NoError(t, err)
+	b, err := c.Compile("return 'b'")
+	require.NoError(t, err)
+
+	a2, err := c.Compile("return 'a'") // a is now the most recently used
+	require.NoError(t, err)
+	require.Same(t, a, a2)
+
+	_, err = c.Compile("return 'c'") // evicts b
+	require.NoError(t, err)
+	require.Equal(t, 2, c.Len())
+
+	a3, err := c.Compile("return 'a'")
+	require.NoError(t, err)
+	require.Same(t, a, a3, "a survived")
+
+	b2, err := c.Compile("return 'b'")
+	require.NoError(t, err)
+	require.NotSame(t, b, b2, "b was evicted and compiled again")
+	require.Equal(t, b.JS(), b2.JS())
+	require.Equal(t, 2, c.Len())
+}
+
+func TestCacheMinimumCapacity(t *testing.T) {
+	for _, capacity := range []int{-1, 0, 1} {
+		t.Run(fmt.Sprint(capacity), func(t *testing.T) {
+			c := NewCache(capacity)
+			p1, err := c.Compile("return 1")
+			require.NoError(t, err)
+			p2, err := c.Compile("return 1")
+			require.NoError(t, err)
+			require.Same(t, p1, p2)
+			_, err = c.Compile("return 2")
+			require.NoError(t, err)
+			require.Equal(t, 1, c.Len())
+		})
+	}
+}
+
+func TestCacheConcurrent(t *testing.T) {
+	c := NewCache(8)
+	const sources = 12 // more than the capacity, so eviction runs concurrently too
+	src := func(i int) string { return fmt.Sprintf("const x: number = %d\nreturn x * 2", i) }
+
+	var wg sync.WaitGroup
+	for g := range 16 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 40 {
+				n := (g + i) % sources
+				p, err := c.Compile(src(n))
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				js := p.Wrap([]string{"tools"})
+				if _, _, ok := p.Position(3, 3); !ok {
+					t.Errorf("no position in %s", js)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	require.LessOrEqual(t, c.Len(), 8)
+
+	// Concurrent misses of one source all return the same *Program.
+	c = NewCache(8)
+	progs := make([]*Program, 16)
+	for i := range progs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			progs[i], _ = c.Compile("return 'same'")
+		}()
+	}
+	wg.Wait()
+	for _, p := range progs {
+		require.Same(t, progs[0], p)
+	}
+}

@@ -1,0 +1,775 @@
+package transpile
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// This file holds a small TypeScript tokenizer. esbuild silently compiles TypeScript that cannot
+// simply be erased (enums, runtime namespaces, constructor parameter properties, decorators), so
+// coderun looks for those itself, at the token level. The tokenizer understands comments, string
+// literals, template literals with nested substitutions and regular expression literals, which it
+// tells from division by the previous significant token (with the usual refinements for ")" and
+// "}"). That heuristic can be fooled by pathological code; the only consequence is the quality of
+// an error message or a rejection of such code, never unchecked output: esbuild still parses the
+// program and a second esbuild pass verifies the result (see Compile).
+
+type tokKind uint8
+
+const (
+	tkIdent    tokKind = iota // identifier or keyword
+	tkPunct                   // punctuator
+	tkString                  // '...' or "..."
+	tkNumber                  // numeric literal
+	tkRegex                   // /.../flags
+	tkTemplate                // template literal, or the part of one up to "${" or from "}"
+	tkPrivate                 // #name
+)
+
+type token struct {
+	kind       tokKind
+	start, end int  // byte offsets into the source
+	nl         bool // a line terminator (or a comment holding one) precedes the token
+	// For ")" and "}": a "/" right after this token starts a regular expression.
+	regexAfter bool
+	// For tkTemplate: the part ends with "${", so an expression follows.
+	tmplOpen bool
+}
+
+// frame is an open bracket: '(', '[', '{', or '`' for a template substitution "${".
+type frame struct {
+	ch         byte
+	start      int
+	regexAfter bool // the value copied to the closing token
+}
+
+type scanner struct {
+	src   string
+	pos   int
+	nl    bool
+	toks  []token
+	stack []frame
+	// unmatched is the byte offset of the first closing bracket that matches no opener, or -1.
+	unmatched int
+}
+
+// tokenize splits src into tokens. It never fails: malformed input (an unterminated string, say)
+// yields tokens that end early, and esbuild reports the actual syntax error.
+func tokenize(src string) *scanner {
+	s := &scanner{src: src, unmatched: -1}
+	for {
+		s.skipSpace()
+		if s.pos >= len(src) {
+			return s
+		}
+		s.next()
+	}
+}
+
+func (s *scanner) skipSpace() {
+	src := s.src
+	for s.pos < len(src) {
+		c := src[s.pos]
+		switch {
+		case c == '\n' || c == '\r':
+			s.nl = true
+			s.pos++
+		case c == ' ' || c == '\t' || c == '\v' || c == '\f':
+			s.pos++
+		case c == '/' && s.pos+1 < len(src) && src[s.pos+1] == '/':
+			s.skipLineComment()
+		case c == '/' && s.pos+1 < len(src) && src[s.pos+1] == '*':
+			end := strings.Index(src[s.pos+2:], "*/")
+			if end < 0 {
+				end = len(src)
+			} else {
+				end += s.pos + 4
+			}
+			if hasLineTerminator(src[s.pos:end]) {
+				s.nl = true
+			}
+			s.pos = end
+		case c == '<' && strings.HasPrefix(src[s.pos:], "<!--"):
+			s.skipLineComment() // Annex B HTML-like comment
+		case c == '-' && s.nl && strings.HasPrefix(src[s.pos:], "-->"):
+			s.skipLineComment()
+		case c >= utf8.RuneSelf:
+			r, size := utf8.DecodeRuneInString(src[s.pos:])
+			switch {
+			case r == '\u2028' || r == '\u2029':
+				s.nl = true
+			case r == '\uFEFF' || unicode.IsSpace(r):
+			default:
+				return
+			}
+			s.pos += size
+		default:
+			return
+		}
+	}
+}
+
+func (s *scanner) skipLineComment() {
+	for s.pos < len(s.src) {
+		c := s.src[s.pos]
+		if c == '\n' || c == '\r' || isLSPS(s.src, s.pos) {
+			return
+		}
+		s.pos++
+	}
+}
+
+// isLSPS reports whether U+2028 or U+2029 starts at src[i].
+func isLSPS(src string, i int) bool {
+	return src[i] == 0xE2 && i+2 < len(src) && src[i+1] == 0x80 && (src[i+2] == 0xA8 || src[i+2] == 0xA9)
+}
+
+func hasLineTerminator(s string) bool {
+	return strings.ContainsAny(s, "\n\r\u2028\u2029")
+}
+
+func (s *scanner) emit(kind tokKind, start int) *token {
+	s.toks = append(s.toks, token{kind: kind, start: start, end: s.pos, nl: s.nl})
+	s.nl = false
+	return &s.toks[len(s.toks)-1]
+}
+
+func isIdentStart(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' || c == '$' || c == '\\'
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+// identEnd returns the end of the identifier characters starting at i.
+func identEnd(src string, i int) int {
+	for i < len(src) {
+		c := src[i]
+		switch {
+		case isIdentStart(c) || isDigit(c):
+			if c == '\\' && i+2 < len(src) && src[i+1] == 'u' && src[i+2] == '{' {
+				if j := strings.IndexByte(src[i:], '}'); j > 0 {
+					i += j
+				}
+			}
+			i++
+		case c >= utf8.RuneSelf:
+			r, size := utf8.DecodeRuneInString(src[i:])
+			if r == '\u2028' || r == '\u2029' || r == '\uFEFF' || unicode.IsSpace(r) {
+				return i
+			}
+			i += size
+		default:
+			return i
+		}
+	}
+	return i
+}
+
+// punctLen returns the length of the punctuator at the start of s (longest match).
+func punctLen(s string) int {
+	for _, n := range [...]int{4, 3, 2} {
+		if len(s) >= n && isPunct(s[:n]) {
+			return n
+		}
+	}
+	return 1
+}
+
+// isPunct reports whether p is a multi-character punctuator.
+func isPunct(p string) bool {
+	switch p {
+	case ">>>=",
+		"...", "===", "!==", "**=", "<<=", ">>=", ">>>", "&&=", "||=", "??=",
+		"=>", "==", "!=", "<=", ">=", "&&", "||", "??", "?.", "++", "--", "+=", "-=", "*=",
+		"%=", "&=", "|=", "^=", "<<", ">>", "**":
+		return true
+	}
+	return false
+}
+
+func (s *scanner) next() {
+	src := s.src
+	start := s.pos
+	c := src[start]
+	switch {
+	case c == '`':
+		s.pos++
+		s.scanTemplate(start)
+	case c == '"' || c == '\'':
+		s.scanString(c)
+		s.emit(tkString, start)
+	case isDigit(c) || c == '.' && start+1 < len(src) && isDigit(src[start+1]):
+		s.scanNumber()
+		s.emit(tkNumber, start)
+	case c == '#' && start+1 < len(src) && (isIdentStart(src[start+1]) || src[start+1] >= utf8.RuneSelf):
+		s.pos = identEnd(src, start+1)
+		s.emit(tkPrivate, start)
+	case isIdentStart(c) || c >= utf8.RuneSelf:
+		s.pos = identEnd(src, start)
+		if s.pos == start { // a lone backslash or an unexpected character
+			s.pos += max(1, utf8RuneLen(src[start:]))
+			s.emit(tkPunct, start)
+			return
+		}
+		s.emit(tkIdent, start)
+	case c == '/':
+		if s.regexAllowed() {
+			s.scanRegex()
+			s.emit(tkRegex, start)
+			return
+		}
+		s.pos++
+		if s.pos < len(src) && src[s.pos] == '=' {
+			s.pos++
+		}
+		s.emit(tkPunct, start)
+	case c == '}' && len(s.stack) > 0 && s.stack[len(s.stack)-1].ch == '`':
+		s.stack = s.stack[:len(s.stack)-1]
+		s.pos++
+		s.scanTemplate(start)
+	default:
+		s.scanPunct()
+	}
+}
+
+func utf8RuneLen(s string) int {
+	_, size := utf8.DecodeRuneInString(s)
+	return size
+}
+
+func (s *scanner) scanString(quote byte) {
+	src := s.src
+	s.pos++
+	for s.pos < len(src) {
+		c := src[s.pos]
+		switch {
+		case c == '\\':
+			s.pos++
+			if s.pos < len(src) {
+				s.pos += utf8RuneLen(src[s.pos:])
+			}
+		case c == quote:
+			s.pos++
+			return
+		case c == '\n' || c == '\r':
+			return // unterminated
+		default:
+			s.pos++
+		}
+	}
+}
+
+func (s *scanner) scanNumber() {
+	src := s.src
+	start := s.pos
+	hex := strings.HasPrefix(src[start:], "0x") || strings.HasPrefix(src[start:], "0X")
+	for s.pos < len(src) {
+		c := src[s.pos]
+		switch {
+		case isDigit(c) || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' || c == '.':
+			s.pos++
+		case (c == '+' || c == '-') && !hex && (src[s.pos-1] == 'e' || src[s.pos-1] == 'E'):
+			s.pos++
+		default:
+			return
+		}
+	}
+}
+
+// scanTemplate scans template characters from s.pos (just after "`" or the "}" closing a
+// substitution) up to and including the closing "`" or the next "${".
+func (s *scanner) scanTemplate(start int) {
+	src := s.src
+	for s.pos < len(src) {
+		c := src[s.pos]
+		switch {
+		case c == '\\':
+			s.pos += 2
+		case c == '`':
+			s.pos++
+			s.emit(tkTemplate, start)
+			return
+		case c == '$' && s.pos+1 < len(src) && src[s.pos+1] == '{':
+			s.pos += 2
+			s.emit(tkTemplate, start).tmplOpen = true
+			s.stack = append(s.stack, frame{ch: '`', start: s.pos - 2})
+			return
+		default:
+			s.pos++
+		}
+	}
+	s.pos = len(src)
+	s.emit(tkTemplate, start) // unterminated
+}
+
+func (s *scanner) scanRegex() {
+	src := s.src
+	s.pos++
+	inClass := false
+loop:
+	for s.pos < len(src) {
+		c := src[s.pos]
+		switch {
+		case c == '\\':
+			s.pos++
+			if s.pos < len(src) && src[s.pos] != '\n' && src[s.pos] != '\r' {
+				s.pos += utf8RuneLen(src[s.pos:])
+			}
+		case c == '[':
+			inClass = true
+			s.pos++
+		case c == ']':
+			inClass = false
+			s.pos++
+		case c == '/' && !inClass:
+			s.pos++
+			break loop
+		case c == '\n' || c == '\r' || isLSPS(src, s.pos):
+			return // unterminated
+		default:
+			s.pos++
+		}
+	}
+	s.pos = identEnd(src, s.pos) // flags
+}
+
+func (s *scanner) scanPunct() {
+	src := s.src
+	start := s.pos
+	n := punctLen(src[start:])
+	if n == 2 && src[start:start+2] == "?." && start+2 < len(src) && isDigit(src[start+2]) {
+		n = 1 // a ? .5 : b
+	}
+	s.pos += n
+	c := src[start]
+	switch c {
+	case '(', '[', '{':
+		f := frame{ch: c, start: start}
+		switch c {
+		case '(':
+			f.regexAfter = s.controlParen()
+		case '{':
+			f.regexAfter = s.braceIsBlock()
+		}
+		s.emit(tkPunct, start)
+		s.stack = append(s.stack, f)
+	case ')', ']', '}':
+		want := byte('(')
+		switch c {
+		case ']':
+			want = '['
+		case '}':
+			want = '{'
+		}
+		t := s.emit(tkPunct, start)
+		if len(s.stack) > 0 && s.stack[len(s.stack)-1].ch == want {
+			t.regexAfter = s.stack[len(s.stack)-1].regexAfter
+			s.stack = s.stack[:len(s.stack)-1]
+		} else if s.unmatched < 0 {
+			s.unmatched = start
+		}
+	default:
+		s.emit(tkPunct, start)
+	}
+}
+
+// text returns the source text of token i.
+func (s *scanner) text(i int) string { return s.src[s.toks[i].start:s.toks[i].end] }
+
+// is reports whether token i exists, has the given kind and text.
+func (s *scanner) is(i int, kind tokKind, text string) bool {
+	return i >= 0 && i < len(s.toks) && s.toks[i].kind == kind && s.text(i) == text
+}
+
+// afterDot reports whether token i follows "." or "?." (a property name, not a keyword).
+func (s *scanner) afterDot(i int) bool {
+	return s.is(i-1, tkPunct, ".") || s.is(i-1, tkPunct, "?.")
+}
+
+// isRegexKeyword reports whether word is a keyword after which an expression, not an operator,
+// follows.
+func isRegexKeyword(word string) bool {
+	switch word {
+	case "return", "typeof", "instanceof", "in", "of", "new", "delete", "void", "throw", "case",
+		"do", "else", "yield", "await", "extends":
+		return true
+	}
+	return false
+}
+
+// regexAllowed reports whether a "/" at the current position starts a regular expression.
+func (s *scanner) regexAllowed() bool { return s.regexAfterToken(len(s.toks) - 1) }
+
+// regexAfterToken reports whether an expression (rather than an operator) may follow token i.
+func (s *scanner) regexAfterToken(i int) bool {
+	if i < 0 {
+		return true
+	}
+	t := s.toks[i]
+	switch t.kind {
+	case tkNumber, tkString, tkRegex, tkPrivate:
+		return false
+	case tkTemplate:
+		return t.tmplOpen
+	case tkIdent:
+		return !s.afterDot(i) && isRegexKeyword(s.text(i))
+	}
+	switch s.text(i) {
+	case ")", "}":
+		return t.regexAfter
+	case "]":
+		return false
+	case "++", "--":
+		// Postfix (an operator follows) unless it starts a line or follows an operator.
+		return t.nl || s.regexAfterToken(i-1)
+	case "!":
+		// TypeScript's non-null assertion x! is postfix; prefix ! precedes an expression.
+		return t.nl || s.regexAfterToken(i-1)
+	}
+	return true
+}
+
+// controlParen reports whether a "(" opened now belongs to if/while/for/with, so that a "/"
+// after its ")" starts a regular expression.
+func (s *scanner) controlParen() bool {
+	i := len(s.toks) - 1
+	if i < 0 || s.toks[i].kind != tkIdent || s.afterDot(i) {
+		return false
+	}
+	switch s.text(i) {
+	case "if", "while", "for", "with":
+		return true
+	case "await":
+		return s.is(i-1, tkIdent, "for")
+	}
+	return false
+}
+
+// braceIsBlock reports whether a "{" opened now starts a block or body (a "/" after its "}"
+// starts a regular expression) rather than an object literal or type (a "/" after it divides).
+func (s *scanner) braceIsBlock() bool {
+	i := len(s.toks) - 1
+	if i < 0 {
+		return true
+	}
+	t := s.toks[i]
+	switch t.kind {
+	case tkIdent:
+		return s.afterDot(i) || !isRegexKeyword(s.text(i))
+	case tkPunct:
+		switch s.text(i) {
+		case ";", "{", "}", ")", "=>":
+			return true
+		}
+		return false
+	case tkTemplate:
+		return !t.tmplOpen
+	}
+	return true
+}
+
+// violation is a construct coderun refuses, located by byte offset.
+type violation struct {
+	offset  int
+	message string
+}
+
+// span is a byte range of the source to blank out before esbuild sees it.
+type span struct{ start, end int }
+
+// notErasable is appended to the messages about TypeScript that has runtime semantics.
+const notErasable = " is not supported (only erasable TypeScript is accepted): "
+
+// check walks the tokens looking for constructs coderun refuses, and for the type-only
+// declarations that esbuild cannot parse inside a function body but that erase to nothing
+// ("import type ..." and "declare namespace/module/global {...}"). It returns the first
+// violation, if any, and the spans to erase.
+func (s *scanner) check() (*violation, []span) {
+	var erase []span
+	toks := s.toks
+	for i := 0; i < len(toks); i++ {
+		t := toks[i]
+		switch t.kind {
+		case tkPunct:
+			if s.text(i) == "@" {
+				return &violation{t.start, "decorators are not supported (only erasable TypeScript is accepted): " +
+					"call the decorator function explicitly instead, e.g. C = dec(C)"}, erase
+			}
+			continue
+		case tkIdent:
+		default:
+			continue
+		}
+		if s.afterDot(i) {
+			continue
+		}
+		switch word := s.text(i); word {
+		case "declare":
+			if end, ok := s.ambientBlock(i); ok {
+				erase = append(erase, span{t.start, toks[end].end})
+				i = end
+			}
+		case "enum":
+			if i+1 < len(toks) && toks[i+1].kind == tkIdent {
+				if s.is(i-1, tkIdent, "declare") || s.is(i-1, tkIdent, "const") && s.is(i-2, tkIdent, "declare") {
+					continue
+				}
+				at := t.start
+				if s.is(i-1, tkIdent, "const") {
+					at = toks[i-1].start
+				}
+				return &violation{at, "TypeScript enum" + notErasable +
+					"use a plain object (as const) or a union of string literals"}, erase
+			}
+		case "namespace", "module":
+			if s.namespaceBlock(i) {
+				return &violation{t.start, "TypeScript " + word + " block" + notErasable +
+					"use a plain object, or \"declare namespace\" for types only"}, erase
+			}
+		case "import":
+			if end, ok := s.typeImport(i); ok {
+				erase = append(erase, span{t.start, toks[end].end})
+				i = end
+				continue
+			}
+			if i+1 < len(toks) && (toks[i+1].kind == tkIdent || toks[i+1].kind == tkString ||
+				s.is(i+1, tkPunct, "{") || s.is(i+1, tkPunct, "*")) {
+				return &violation{t.start, "import declarations are not supported: the program is the body of an " +
+					"async function, not a module; bindings are already in scope by name (\"import type\" is accepted)"}, erase
+			}
+		case "export":
+			if i+1 < len(toks) && (toks[i+1].kind == tkIdent || s.is(i+1, tkPunct, "{") || s.is(i+1, tkPunct, "*")) {
+				return &violation{t.start, "export declarations are not supported: the program is the body of an " +
+					"async function, not a module; use return to produce its value"}, erase
+			}
+		case "constructor":
+			if v := s.parameterProperty(i); v != nil {
+				return v, erase
+			}
+		}
+	}
+	return nil, erase
+}
+
+// stmtStart reports whether token i can start a statement: first token, after ";", "{", "}",
+// or on a new line.
+func (s *scanner) stmtStart(i int) bool {
+	if i == 0 || s.toks[i].nl {
+		return true
+	}
+	return s.is(i-1, tkPunct, ";") || s.is(i-1, tkPunct, "{") || s.is(i-1, tkPunct, "}")
+}
+
+// ambientBlock recognises "declare namespace A.B {...}", "declare module 'x' {...}",
+// "declare module 'x';" and "declare global {...}" starting at token i ("declare"), returning
+// the index of its last token.
+func (s *scanner) ambientBlock(i int) (int, bool) {
+	toks := s.toks
+	if !s.stmtStart(i) || i+1 >= len(toks) || toks[i+1].nl || toks[i+1].kind != tkIdent {
+		return 0, false
+	}
+	j := i + 2
+	switch s.text(i + 1) {
+	case "global":
+	case "module":
+		if j < len(toks) && toks[j].kind == tkString {
+			j++
+			if j >= len(toks) || toks[j].nl {
+				return j - 1, true
+			}
+			if s.is(j, tkPunct, ";") {
+				return j, true
+			}
+			break
+		}
+		fallthrough
+	case "namespace":
+		j = s.dottedName(j)
+		if j < 0 {
+			return 0, false
+		}
+	default:
+		return 0, false
+	}
+	if !s.is(j, tkPunct, "{") {
+		return 0, false
+	}
+	return s.matchBrace(j)
+}
+
+// dottedName skips "A.B.C" starting at token j and returns the index after it, or -1.
+func (s *scanner) dottedName(j int) int {
+	if j >= len(s.toks) || s.toks[j].kind != tkIdent {
+		return -1
+	}
+	j++
+	for s.is(j, tkPunct, ".") && j+1 < len(s.toks) && s.toks[j+1].kind == tkIdent {
+		j += 2
+	}
+	return j
+}
+
+// matchBrace returns the index of the "}" closing the "{" at token j.
+func (s *scanner) matchBrace(j int) (int, bool) {
+	depth := 0
+	for k := j; k < len(s.toks); k++ {
+		if s.toks[k].kind != tkPunct {
+			continue
+		}
+		switch s.text(k) {
+		case "{":
+			depth++
+		case "}":
+			depth--
+			if depth == 0 {
+				return k, true
+			}
+		}
+	}
+	return 0, false
+}
+
+// namespaceBlock recognises a runtime "namespace A.B {" or "module A {" / "module 'x' {" at
+// token i (which is not preceded by "declare": those were erased).
+func (s *scanner) namespaceBlock(i int) bool {
+	toks := s.toks
+	if i+1 >= len(toks) || toks[i+1].nl {
+		return false
+	}
+	j := i + 1
+	switch {
+	case s.text(i) == "module" && toks[j].kind == tkString:
+		j++
+	case toks[j].kind == tkIdent && isRegexKeyword(s.text(j)):
+		return false // namespace in {...}: an expression
+	default:
+		if j = s.dottedName(j); j < 0 {
+			return false
+		}
+	}
+	return s.is(j, tkPunct, "{")
+}
+
+// typeImport recognises "import type X from 'm'", "import type { A } from 'm'" and
+// "import type * as N from 'm'" (optionally followed by import attributes and ";") at token i,
+// returning the index of its last token.
+func (s *scanner) typeImport(i int) (int, bool) {
+	toks := s.toks
+	if !s.is(i+1, tkIdent, "type") || i+2 >= len(toks) {
+		return 0, false
+	}
+	switch {
+	case s.is(i+2, tkPunct, "{"), s.is(i+2, tkPunct, "*"):
+	case toks[i+2].kind == tkIdent:
+		if s.text(i+2) == "from" && i+3 < len(toks) && toks[i+3].kind == tkString {
+			return 0, false // import type from 'm': a default import named "type"
+		}
+	default:
+		return 0, false
+	}
+	for k := i + 2; k < len(toks); k++ {
+		if toks[k].kind == tkPunct {
+			switch s.text(k) {
+			case ";", "=", "(", ")", "}":
+				if s.text(k) != "}" || !s.is(k+1, tkIdent, "from") {
+					return 0, false
+				}
+			}
+		}
+		if !s.is(k, tkIdent, "from") || k+1 >= len(toks) || toks[k+1].kind != tkString {
+			continue
+		}
+		end := k + 1
+		if (s.is(end+1, tkIdent, "with") || s.is(end+1, tkIdent, "assert")) && !toks[end+1].nl && s.is(end+2, tkPunct, "{") {
+			if close, ok := s.matchBrace(end + 2); ok {
+				end = close
+			}
+		}
+		if s.is(end+1, tkPunct, ";") {
+			end++
+		}
+		return end, true
+	}
+	return 0, false
+}
+
+// isParamModifier reports whether word is a TypeScript modifier that turns a constructor
+// parameter into a property.
+func isParamModifier(word string) bool {
+	switch word {
+	case "public", "private", "protected", "readonly", "override":
+		return true
+	}
+	return false
+}
+
+// parameterProperty looks for a parameter property in the parameter list of "constructor" at
+// token i.
+func (s *scanner) parameterProperty(i int) *violation {
+	toks := s.toks
+	if !s.is(i+1, tkPunct, "(") {
+		return nil
+	}
+	depth, nested, angle := 0, 0, 0
+	inType, paramStart := false, false
+	for k := i + 1; k < len(toks); k++ {
+		t := toks[k]
+		top := depth == 1 && nested == 0
+		if t.kind == tkIdent && top && paramStart {
+			paramStart = false
+			if isParamModifier(s.text(k)) && k+1 < len(toks) &&
+				(toks[k+1].kind == tkIdent || s.is(k+1, tkPunct, "{") || s.is(k+1, tkPunct, "[")) {
+				return &violation{t.start, "TypeScript constructor parameter property \"" + s.text(k) + " " + s.text(k+1) +
+					"\"" + notErasable + "declare the field in the class body and assign it in the constructor"}
+			}
+			continue
+		}
+		if t.kind != tkPunct {
+			paramStart = false
+			continue
+		}
+		switch p := s.text(k); p {
+		case "(":
+			depth++
+			if depth == 1 {
+				paramStart = true
+				continue
+			}
+		case ")":
+			depth--
+			if depth == 0 {
+				return nil
+			}
+		case "{", "[":
+			nested++
+		case "}", "]":
+			nested--
+		case ",":
+			if top && angle == 0 {
+				paramStart, inType = true, false
+				continue
+			}
+		case ":":
+			if top && angle == 0 {
+				inType = true
+			}
+		case "=":
+			if top && angle == 0 {
+				inType = false
+			}
+		case "<":
+			if inType {
+				angle++
+			}
+		case ">", ">>", ">>>":
+			if inType {
+				angle = max(0, angle-len(p))
+			}
+		case "@":
+			continue // a parameter decorator; reported on its own
+		}
+		paramStart = false
+	}
+	return nil
+}

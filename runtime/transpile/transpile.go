@@ -1,0 +1,372 @@
+// Package transpile turns a coderun program (TypeScript, the body of an async function) into the
+// JavaScript that the engine evaluates, and maps engine positions back to the user's source.
+//
+// # Compilation
+//
+// The user's source S is placed, unchanged, inside an async function:
+//
+//	(async function __dsh_main__() { "use strict";
+//	S
+//	})
+//
+// and given to esbuild (TypeScript loader, target ESNext, no minification, no format conversion,
+// external source map). esbuild erases the type syntax and checks the program, in strict mode, as
+// a function body: top-level await and return work, "with" and legacy octal literals do not.
+// User line n is line n+1 of the text esbuild sees, with the same columns.
+//
+// Before that, a small tokenizer (see scan.go) rejects TypeScript that cannot simply be erased —
+// enum (also const enum), runtime namespace/module blocks, constructor parameter properties and
+// decorators — as well as import/export declarations and NUL characters, and blanks out the
+// type-only declarations that esbuild does not accept inside a function body: "import type ..."
+// and "declare namespace/module/global {...}". "declare enum", "declare const enum" and every other
+// "declare" form are handed to esbuild, which erases them. A namespace that is not declared is
+// rejected even when it only holds types (write "declare namespace" or plain type aliases instead):
+// TypeScript itself does not allow namespaces inside a function body.
+//
+// Finally the output is checked to be exactly one function expression: esbuild parses the wrapped
+// text as a whole, so a program such as "}); evil(); (async function() {" would otherwise escape
+// the function. A second esbuild pass over the output with syntax minification (which drops
+// expressions without side effects) must leave nothing; any statement that survives means the
+// program broke out of its function, and Compile fails.
+//
+// # Positions
+//
+// Columns reported to users (Error and Position) are 1-based and count UTF-16 code units, like
+// TypeScript and V8; lines count "\n", "\r\n", "\r", U+2028 and U+2029. The engine's columns, the
+// input of Position, are 1-based UTF-8 byte offsets, as QuickJS-NG reports them in stack traces.
+package transpile
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+
+	"github.com/evanw/esbuild/pkg/api"
+)
+
+const (
+	// mainName is the name of the program's function, visible in stack traces.
+	mainName = "__dsh_main__"
+	// inputHeader is the wrapper line before the user's source in the text given to esbuild.
+	inputHeader = "(async function " + mainName + "() { \"use strict\";\n"
+	// inputFooter follows the user's source.
+	inputFooter = "\n})"
+	// outputHeader is how esbuild prints the first line of its output; Wrap splices the parameter
+	// list between the parentheses.
+	outputHeader = "(async function " + mainName + "() {\n"
+	// paramsAt is the offset in outputHeader at which the parameter list goes.
+	paramsAt = len("(async function " + mainName + "(")
+	// outputFooter ends esbuild's output.
+	outputFooter = "\n});\n"
+	// sourceFile names the program in esbuild's diagnostics and source map.
+	sourceFile = "program.ts"
+)
+
+// Program is a compiled program. Safe for concurrent use; immutable.
+type Program struct {
+	// js is an expression that evaluates to the program's async function, with an empty
+	// parameter list:
+	//   (async function __dsh_main__() {\n  "use strict";\n  ...user code...\n})
+	js string
+	// lines are the lines of js, split at "\n" as the engine counts them.
+	lines []string
+	// smap maps generated lines and UTF-16 columns to the wrapped input.
+	smap *sourceMap
+	// userLines is the number of lines of the user's source.
+	userLines int
+}
+
+// JS returns an expression that evaluates to the program's async function, with an empty
+// parameter list, e.g.
+//
+//	(async function __dsh_main__() {
+//	  "use strict";
+//	  return 1;
+//	})
+//
+// Engines evaluate the result of Wrap instead, which adds the parameters.
+func (p *Program) JS() string { return p.js }
+
+// Wrap returns the final script text given the names that must be in scope as parameters
+// (binding globals and error-class names, already validated identifiers), e.g.
+// Wrap([]string{"tools", "ToolCallError"}). The result is a single JS expression (no trailing
+// semicolon needed) evaluating to an async function taking those parameters in that order:
+//
+//	(async function __dsh_main__(tools, ToolCallError) {
+//	  "use strict";
+//	  ...user code...
+//	})
+//
+// Only line 1 depends on params, and it holds no user code, so Position applies to the result
+// whatever the parameters. The body sits directly in the function (it is not a nested block):
+// a program that declares a parameter's name with let, const or class fails in the engine with a
+// SyntaxError (located in the user's code by Position).
+func (p *Program) Wrap(params []string) string {
+	var b strings.Builder
+	n := len(p.js) + 2*len(params)
+	for _, s := range params {
+		n += len(s)
+	}
+	b.Grow(n)
+	b.WriteString(p.js[:paramsAt])
+	for i, s := range params {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(s)
+	}
+	b.WriteString(p.js[paramsAt:])
+	return b.String()
+}
+
+// Position maps a 1-based line and 1-based column in the wrapped script (as the engine reports
+// them in stack traces: the column counts UTF-8 bytes) to the user's original source (1-based
+// line, 1-based UTF-16 column); ok is false for positions inside wrapper code. It uses the nearest
+// source-map segment at or before the column on that line (or the line's first segment when the
+// column precedes them all).
+func (p *Program) Position(line, col int) (userLine, userCol int, ok bool) {
+	if line < 2 || line > len(p.lines) || col < 1 {
+		return 0, 0, false // line 1 is the wrapper's header
+	}
+	seg, found := p.smap.find(line-1, utf16Col(p.lines[line-1], col-1))
+	if !found || !seg.mapped {
+		return 0, 0, false
+	}
+	// Input line 0 is the header; input line n (0-based) is user line n (1-based).
+	userLine = int(seg.srcLine)
+	if userLine < 1 || userLine > p.userLines {
+		return 0, 0, false
+	}
+	return userLine, int(seg.srcCol) + 1, true
+}
+
+// Error is a compile failure located in the user's source.
+type Error struct {
+	// Line and Column locate the failure in the user's program: 1-based, the column in UTF-16
+	// code units. Both are 0 for an internal failure that has no location.
+	Line, Column int
+	// Message describes the failure, e.g. `SyntaxError: Unexpected ";"`.
+	Message string
+
+	cause error // for internal failures
+}
+
+// Unwrap returns the underlying error of an internal failure, or nil.
+func (e *Error) Unwrap() error { return e.cause }
+
+// Error returns the message followed by the location, e.g.
+// `SyntaxError: Expected ";" but found "x" (line 3:7)`.
+func (e *Error) Error() string {
+	if e.Line == 0 {
+		return e.Message
+	}
+	return fmt.Sprintf("%s (line %d:%d)", e.Message, e.Line, e.Column)
+}
+
+// Compile transpiles src. Errors are *Error values.
+func Compile(src string) (*Program, error) {
+	lines := newLineIndex(src)
+	at := func(offset int, msg string) *Error {
+		l, c := lines.position(offset)
+		return &Error{Line: l, Column: c, Message: msg}
+	}
+	if i := strings.IndexByte(src, 0); i >= 0 {
+		return nil, at(i, `source contains a NUL character (U+0000), which the engine cannot load: `+
+			`write "\0" or "\u0000" inside string literals instead`)
+	}
+
+	sc := tokenize(src)
+	v, erase := sc.check()
+	input := inputHeader + blank(src, erase) + inputFooter
+
+	res := api.Transform(input, api.TransformOptions{
+		Loader:        api.LoaderTS,
+		Target:        api.ESNext,
+		Sourcemap:     api.SourceMapExternal,
+		Sourcefile:    sourceFile,
+		LegalComments: api.LegalCommentsNone,
+	})
+
+	var syntax *Error
+	if len(res.Errors) > 0 {
+		syntax = esbuildError(res.Errors[0], lines, sc)
+	}
+	if v != nil {
+		verr := at(v.offset, v.message)
+		if syntax == nil || !before(syntax, verr) {
+			return nil, verr
+		}
+	}
+	if syntax != nil {
+		return nil, syntax
+	}
+
+	out := string(res.Code)
+	if !strings.HasPrefix(out, outputHeader) || !strings.HasSuffix(out, outputFooter) {
+		return nil, breakout(sc, lines, "the compiled program does not have the expected shape")
+	}
+	if mayHaveEscaped(out) {
+		if err := checkSingleExpression(out); err != nil {
+			return nil, breakout(sc, lines, err.Error())
+		}
+	}
+	if strings.IndexByte(out, 0) >= 0 {
+		return nil, &Error{Message: "internal error: compiled program contains a NUL character"}
+	}
+	smap, err := parseSourceMap(res.Map)
+	if err != nil {
+		err = fmt.Errorf("internal error: %w", err)
+		return nil, &Error{Message: err.Error(), cause: err}
+	}
+	js := strings.TrimSuffix(out, ";\n")
+	return &Program{
+		js:        js,
+		lines:     strings.Split(js, "\n"),
+		smap:      smap,
+		userLines: lines.lines(),
+	}, nil
+}
+
+// before reports whether a is located before b.
+func before(a, b *Error) bool {
+	return a.Line < b.Line || a.Line == b.Line && a.Column < b.Column
+}
+
+// blank returns src with the given spans replaced by a ";" followed by spaces, keeping line
+// terminators and the UTF-16 length of every character so that positions do not move.
+func blank(src string, spans []span) string {
+	if len(spans) == 0 {
+		return src
+	}
+	var b strings.Builder
+	b.Grow(len(src))
+	last := 0
+	for _, sp := range spans {
+		b.WriteString(src[last:sp.start])
+		b.WriteByte(';')
+		for _, r := range src[sp.start+1 : sp.end] {
+			switch {
+			case r == '\n' || r == '\r' || r == '\u2028' || r == '\u2029':
+				b.WriteRune(r)
+			case r > 0xFFFF:
+				b.WriteString("  ")
+			default:
+				b.WriteByte(' ')
+			}
+		}
+		last = sp.end
+	}
+	b.WriteString(src[last:])
+	return b.String()
+}
+
+// esbuildError converts an esbuild diagnostic about the wrapped input into an *Error located in
+// the user's source.
+func esbuildError(m api.Message, lines *lineIndex, sc *scanner) *Error {
+	if m.Location == nil {
+		return &Error{Message: "SyntaxError: " + m.Text}
+	}
+	loc := m.Location
+	line := loc.Line - 1 // the header takes input line 1
+	col := utf16Col(loc.LineText, loc.Column) + 1
+	switch {
+	case line > lines.lines():
+		// The error is in the footer: the program ended early, typically with a bracket left
+		// open or one closed too many. Point at the culprit when the tokenizer saw it.
+		if e := bracketError(sc, lines); e != nil {
+			return e
+		}
+		l, c := lines.end()
+		return &Error{Line: l, Column: c, Message: "SyntaxError: " + m.Text + " at the end of the program"}
+	case line < 1:
+		line, col = 1, 1
+	}
+	e := &Error{Line: line, Column: col, Message: "SyntaxError: " + m.Text}
+	if sc.unmatched >= 0 {
+		// A "}" the program never opened closes the function itself, and esbuild complains
+		// about what follows; report the "}" instead when it comes first.
+		if b := bracketError(sc, lines); b != nil && !before(e, b) {
+			return b
+		}
+	}
+	return e
+}
+
+// bracketError describes the first unmatched closing bracket, or else the innermost bracket left
+// open, as seen by the tokenizer; nil if brackets balance.
+func bracketError(sc *scanner, lines *lineIndex) *Error {
+	if sc.unmatched >= 0 {
+		l, c := lines.position(sc.unmatched)
+		ch := sc.src[sc.unmatched]
+		return &Error{Line: l, Column: c, Message: fmt.Sprintf("SyntaxError: unexpected %q: it closes a bracket that "+
+			"was never opened (the program is the body of a function and cannot close it)", string(ch))}
+	}
+	if n := len(sc.stack); n > 0 {
+		f := sc.stack[n-1]
+		l, c := lines.position(f.start)
+		open := string(f.ch)
+		if f.ch == '`' {
+			open = "${"
+		}
+		return &Error{Line: l, Column: c, Message: fmt.Sprintf("SyntaxError: %q is never closed", open)}
+	}
+	return nil
+}
+
+// breakout reports a program that escaped its function.
+func breakout(sc *scanner, lines *lineIndex, detail string) *Error {
+	if e := bracketError(sc, lines); e != nil {
+		return e
+	}
+	return &Error{Line: 1, Column: 1, Message: "SyntaxError: the program closes the function it is the body of " +
+		"(check that brackets balance): " + detail}
+}
+
+// mayHaveEscaped reports whether esbuild's output out might hold more than the function
+// expression that starts it. esbuild prints the closing brace of a function body (never empty
+// here: it holds "use strict") on its own line, indented like the statement holding the function,
+// which is the output's first and only top-level statement, at column 0. If every line but the
+// first and the last ("});", checked by the caller) starts with a space, that brace is on the last
+// line, so nothing follows the function. Otherwise, either the program broke out of the function
+// or a multi-line template literal has a line starting at column 0, and checkSingleExpression
+// decides.
+func mayHaveEscaped(out string) bool {
+	if len(out) < len(outputHeader)+len(outputFooter) {
+		return true
+	}
+	body := out[len(outputHeader) : len(out)-len(outputFooter)]
+	for len(body) > 0 {
+		if body[0] != ' ' && body[0] != '\n' {
+			return true
+		}
+		i := strings.IndexByte(body, '\n')
+		if i < 0 {
+			break
+		}
+		body = body[i+1:]
+	}
+	return false
+}
+
+// checkSingleExpression verifies that the compiled output out ("EXPR;\n") is a single expression
+// whose evaluation has no side effects. "(EXPR)" is parsed again: it fails to parse if out holds
+// several statements, and printed with syntax minification, an unused function expression
+// disappears, as does every expression without side effects, so anything left over means the
+// user's code escaped the function and would run when the script is evaluated. Annotations such
+// as /* @__PURE__ */ are ignored so that they cannot hide a call.
+func checkSingleExpression(out string) error {
+	res := api.Transform("("+strings.TrimSuffix(out, ";\n")+")", api.TransformOptions{
+		Loader:            api.LoaderJS,
+		Target:            api.ESNext,
+		MinifySyntax:      true,
+		IgnoreAnnotations: true,
+		LegalComments:     api.LegalCommentsNone,
+	})
+	if len(res.Errors) > 0 {
+		return fmt.Errorf("re-parsing the output failed: %s", res.Errors[0].Text)
+	}
+	if len(bytes.TrimSpace(res.Code)) != 0 {
+		return fmt.Errorf("code outside the function remains: %.80q", res.Code)
+	}
+	return nil
+}
