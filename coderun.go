@@ -14,6 +14,8 @@ package coderun
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/coderun/coderun/budget"
@@ -40,6 +42,10 @@ type Config struct {
 	// MaxConcurrentCalls is the number of binding calls a run may have in
 	// flight; later calls wait their turn in submission order.
 	MaxConcurrentCalls int
+	// CacheDir is where the rewritten QuickJS module and its compiled code
+	// are cached between processes; "" disables the cache. DefaultConfig
+	// uses os.UserCacheDir()/coderun.
+	CacheDir string
 }
 
 // Request is one program to run, with the host functions it may call.
@@ -141,7 +147,16 @@ func DefaultConfig() Config {
 		MemoryBytes:        256 << 20,
 		MaxOutputBytes:     64 << 20,
 		MaxConcurrentCalls: 16,
+		CacheDir:           defaultCacheDir(),
 	}
+}
+
+func defaultCacheDir() string {
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(dir, "coderun")
 }
 
 func (c Config) limits() budget.Limits {
@@ -164,7 +179,7 @@ type Runtime struct {
 // New validates cfg and compiles the engine. The error names the invalid
 // field and its value.
 func New(cfg Config) (*Runtime, error) {
-	e, err := runtime.New(context.Background(), runtime.Options{Limits: cfg.limits()})
+	e, err := runtime.New(context.Background(), runtime.Options{Limits: cfg.limits(), CacheDir: cfg.CacheDir})
 	if err != nil {
 		return nil, err
 	}

@@ -9,14 +9,16 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"sync"
+
+	"github.com/tetratelabs/wazero"
 
 	"github.com/coderun/coderun/budget"
 	"github.com/coderun/coderun/hostcalls"
 	"github.com/coderun/coderun/runtime/quickjs"
 	"github.com/coderun/coderun/runtime/transpile"
 	"github.com/coderun/coderun/serialize"
-	"github.com/coderun/coderun/wasm"
 )
 
 //go:embed prelude.js
@@ -46,6 +48,9 @@ const (
 // Options configure an Engine.
 type Options struct {
 	Limits budget.Limits
+	// CacheDir, when not empty, keeps the rewritten module and wazero's
+	// compiled code on disk so that later processes start fast.
+	CacheDir string
 }
 
 // Engine runs programs. It is safe for concurrent use.
@@ -66,13 +71,20 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 	if err := opts.Limits.Validate(); err != nil {
 		return nil, err
 	}
-	module, err := wasm.Harden(wasm.QuickJS(), wasm.FuelConfig{InterruptCost: budget.InterruptCost})
+	module, err := hardenedModule(opts.CacheDir)
 	if err != nil {
 		return nil, err
+	}
+	var cache wazero.CompilationCache
+	if opts.CacheDir != "" {
+		if cache, err = wazero.NewCompilationCacheWithDir(filepath.Join(opts.CacheDir, "wazero")); err != nil {
+			return nil, fmt.Errorf("coderun: compilation cache: %w", err)
+		}
 	}
 	qe, err := quickjs.NewEngine(ctx, quickjs.Options{
 		Wasm:             module,
 		MemoryLimitPages: opts.Limits.MemoryPages(),
+		Cache:            cache,
 	})
 	if err != nil {
 		return nil, err
