@@ -13,21 +13,18 @@ import (
 	"github.com/coderun/coderun/wasm"
 )
 
-// passVersion changes whenever the passes applied by hardenedModule change,
-// so that a module cached by an older coderun is never reused.
-const passVersion = "1"
-
 // fuelConfig is the fuel pass configuration of every engine.
 var fuelConfig = wasm.FuelConfig{InterruptCost: budget.InterruptCost}
 
 // hardenedModule returns the QuickJS module rewritten by wasm.Harden. With a
-// cache directory, the result is kept there (keyed by the pristine module's
-// SHA-256 and passVersion) so that later processes skip the rewrite.
+// cache directory, the result is kept there, keyed by wasm.PassesDigest (the
+// pristine module and the passes' source) and the fuel configuration, so
+// that later processes skip the rewrite and never reuse a stale one.
 func hardenedModule(cacheDir string) ([]byte, error) {
 	if cacheDir == "" {
 		return wasm.Harden(wasm.QuickJS(), fuelConfig)
 	}
-	key := sha256.Sum256([]byte(wasm.QuickJSSHA256 + "/" + passVersion + "/" + fmt.Sprint(fuelConfig)))
+	key := sha256.Sum256([]byte(wasm.PassesDigest() + "/" + fmt.Sprint(fuelConfig)))
 	path := filepath.Join(cacheDir, "quickjs-"+hex.EncodeToString(key[:12])+".wasm")
 	if b, err := os.ReadFile(path); err == nil && len(b) > 8 && string(b[:4]) == "\x00asm" {
 		return b, nil

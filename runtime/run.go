@@ -300,6 +300,8 @@ func (r *run) guest(f func() error) {
 		// The outcome was decided by a host function.
 	case errors.As(err, &exit):
 		r.end(KindWorkerExit, fmt.Sprintf("worker error: the program exited with code %d", exit.Code))
+	case r.e.qe.IsMemoryTrap(err):
+		r.end(KindWorkerExit, budget.MemoryMessage(r.limits.MemoryBytes))
 	default:
 		r.end(KindWorkerExit, "worker error: "+trapReason(err))
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/tetratelabs/wazero"
@@ -75,6 +76,9 @@ type Engine struct {
 	rt       wazero.Runtime
 	compiled wazero.CompiledModule
 	hasFuel  bool
+	// growFrame is how wazero names the checked-grow function in a trap's
+	// stack trace, or "" when the module has none.
+	growFrame string
 }
 
 // NewEngine compiles opts.Wasm and defines the host modules it imports.
@@ -118,12 +122,30 @@ func (e *Engine) init(ctx context.Context, wasm []byte) error {
 	if err != nil {
 		return fmt.Errorf("quickjs: compiling module: %w", err)
 	}
+	if f, ok := e.compiled.ExportedFunctions()[growExport]; ok {
+		e.growFrame = fmt.Sprintf("\n\t.$%d(", f.Index())
+	}
 	for _, f := range e.compiled.ImportedFunctions() {
 		if m, n, _ := f.Import(); m == "coderun" && n == "fuel_yield" {
 			e.hasFuel = true
 		}
 	}
 	return nil
+}
+
+// growExport is wasm.GrowTrapExport (not imported to keep this package free
+// of the rewriter).
+const growExport = "coderun_grow_checked"
+
+// IsMemoryTrap reports whether err is the trap of a memory.grow that failed
+// at the memory cap: its innermost frame is the checked-grow function.
+func (e *Engine) IsMemoryTrap(err error) bool {
+	if e.growFrame == "" || err == nil {
+		return false
+	}
+	s := err.Error()
+	i := strings.Index(s, "\nwasm stack trace:")
+	return i >= 0 && strings.HasPrefix(s[i+len("\nwasm stack trace:"):], e.growFrame)
 }
 
 // Metered reports whether the compiled module imports the fuel hook.
