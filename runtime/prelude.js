@@ -13,7 +13,7 @@
   "use strict";
   const OP_LOG = 1, OP_CALL = 2, OP_TIMER = 3, OP_CLEAR = 4, OP_DONE = 5;
   const DONE_VALUE = 0, DONE_NONE = 1, DONE_THROW = 2, DONE_INVALID = 3, DONE_UNRENDERABLE = 4;
-  const START = 1, DELIVER = 2;
+  const START = 1, DELIVER = 2, RENDER = 3;
 
   const G = globalThis;
   const ObjectCreate = Object.create, ObjectDefineProperty = Object.defineProperty;
@@ -180,7 +180,11 @@
 
   return function api(op, a, b) {
     if (op === DELIVER) return deliver(a);
+    if (op === RENDER) return render(a);
     if (op === START) {
+      if (typeof a !== "function") {
+        return done(DONE_THROW, "SyntaxError: the program must be the body of one function; it closes the wrapper early");
+      }
       const params = buildBindings(b);
       let p;
       try { p = ReflectApply(a, undefined, params); } catch (e) { return fail(e); }

@@ -1,0 +1,80 @@
+package runtime
+
+import (
+	"context"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/coderun/coderun/budget"
+	"github.com/stretchr/testify/require"
+)
+
+func testEngine(t *testing.T) *Engine {
+	t.Helper()
+	e, err := New(context.Background(), Options{Limits: budget.Limits{
+		Fuel: 1 << 40, ComputeTime: time.Minute, WallTime: time.Minute,
+		MemoryBytes: 64 << 20, MaxOutputBytes: 1 << 20, MaxConcurrentCalls: 4,
+	}, CacheDir: t.TempDir()})
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, e.Close(context.Background())) })
+	return e
+}
+
+// A program that reached the raw host function could send any operands.
+// Go validates every one: nothing undeclared is called, nothing crashes,
+// and the run goes on normally.
+func TestForgedHostCalls(t *testing.T) {
+	e := testEngine(t)
+	var calls atomic.Int64
+	bindings := []Binding{{Global: "tools", Functions: map[string]Func{
+		"echo": func(ctx context.Context, args []byte) ([]byte, error) { calls.Add(1); return args, nil },
+	}}}
+	r := newRun(context.Background(), e, `await new Promise(r => setTimeout(r, 20)); return await tools.echo("real")`, bindings)
+	defer r.cleanup()
+	r.start()
+	require.False(t, r.ended)
+
+	forge, err := r.in.Eval(`(function (w) {
+		let raw;
+		const d = Object.getOwnPropertyDescriptor(Function.prototype, "call");
+		Object.defineProperty(Function.prototype, "call", { value: function () { raw = this }, configurable: true, writable: true });
+		w();
+		Object.defineProperty(Function.prototype, "call", d);
+		const out = [];
+		out.push(raw(0, 0, 0, undefined, 2, 99, "echo", "{}"));          // no such namespace
+		out.push(raw(0, 0, 0, undefined, 2, -1, "echo", "{}"));
+		out.push(raw(0, 0, 0, undefined, 2, 0, "missing", "{}"));        // undeclared member
+		out.push(raw(0, 0, 0, undefined, 2, 0, "echo", "{bad json"));    // not JSON
+		out.push(raw(0, 0, 0, undefined, 2, 0, "echo", "[1e400]"));      // not lossless
+		out.push(raw(0, 0, 0, undefined, 2, 0, "echo", "\"\\ud800\""));  // lone surrogate
+		out.push(raw(0, 0, 0, undefined, 2, 0.5, {}, 5));                // wrong types
+		out.push(raw(0, 0, 0, undefined, 2, 0, "echo"));                 // too few operands
+		out.push(raw(0, 0, 0, undefined, 42, 1, 2, 3));                  // unknown op
+		out.push(raw(0, 0, 0, undefined, "2", 0, "echo", "1"));          // op not a number
+		out.push(raw(0, 0, 0, undefined));                               // no op at all
+		out.push(raw(0, 0, 0, undefined, 4, 123456));                    // clear an unknown timer
+		out.push(raw(0, 0, 0, undefined, 5, 77, "x"));                   // done with an unknown kind
+		out.push(raw(0, 0, 0, undefined, 1, 0, 12345));                  // log a non-string
+		return JSON.stringify(out);
+	})`, "forge.js", 0)
+	require.NoError(t, err)
+	wrapper, err := r.in.NewFunctionProxy(0)
+	require.NoError(t, err)
+	v, err := r.in.Call(forge, 0x300000000, wrapper)
+	require.NoError(t, err)
+	s, err := r.in.String(v)
+	require.NoError(t, err)
+	require.Equal(t, `[-1,-1,-1,-1,-1,-1,-1,0,0,-1,-1,0,0,0]`, s)
+	require.Zero(t, calls.Load(), "no forged call may reach a host function")
+	require.False(t, r.ended)
+
+	for !r.ended {
+		r.wait()
+	}
+	o := r.outcome()
+	require.Empty(t, o.Kind, o.Message)
+	require.Equal(t, `"real"`, string(o.Value))
+	require.Equal(t, int64(1), calls.Load())
+	require.Empty(t, o.Logs)
+}
