@@ -1,0 +1,314 @@
+// Package linearmem provides a wazero memory allocator that backs each wasm
+// linear memory with its own reserved region of virtual address space.
+//
+// wazero's default allocator grows a linear memory with append: every
+// memory.grow that exceeds the capacity copies the whole memory (a long
+// stretch of Go code with no preemption point once the heap is large), and
+// the copy makes every byte of the new buffer resident, touched by the guest
+// or not.
+//
+// The allocator in this package instead reserves the memory's maximum size
+// once, with mmap(PROT_NONE, MAP_PRIVATE|MAP_ANONYMOUS|MAP_NORESERVE), and
+// commits the newly needed, page-rounded range with
+// mprotect(PROT_READ|PROT_WRITE) when the guest grows. The memory never moves
+// and is never copied, a grow costs one system call, and pages the guest has
+// not written are not resident.
+//
+// # Use
+//
+// Put the allocator on the context passed to InstantiateModule:
+//
+//	ctx = experimental.WithMemoryAllocator(ctx, linearmem.NewAllocator())
+//	mod, err := rt.InstantiateModule(ctx, compiled, cfg)
+//
+// On platforms without mmap, NewAllocator returns nil and
+// experimental.WithMemoryAllocator leaves ctx unchanged, so wazero uses its
+// default allocator.
+//
+// wazero passes as max the module's declared maximum, capped by
+// wazero.RuntimeConfig.WithMemoryLimitPages; a module that declares no
+// maximum, on a runtime with no limit, gets 65536 pages (4 GiB). Reserving
+// 4 GiB of address space costs nothing resident on 64-bit systems, but
+// configure a limit anyway: it is what bounds the committed size.
+//
+// # Dropping pages
+//
+// To give pages back to the kernel (for example the deep part of a shadow
+// stack after a deep recursion), keep hold of the *Memory that wazero
+// allocated and call Discard:
+//
+//	var mem *linearmem.Memory
+//	alloc := linearmem.NewAllocator()
+//	ctx = experimental.WithMemoryAllocator(ctx, experimental.MemoryAllocatorFunc(
+//		func(cap, max uint64) experimental.LinearMemory {
+//			lm := alloc.Allocate(cap, max)
+//			mem, _ = lm.(*linearmem.Memory)
+//			return lm
+//		}))
+//	...
+//	err = mem.Discard(stackBase, stackLowWater-stackBase)
+//
+// (check alloc for nil first on platforms where Supported is false).
+//
+// # Lifetime
+//
+// wazero calls Free when the module is closed, and Free unmaps the region.
+// Unlike a Go slice, the mapping does not outlive Free: any []byte obtained
+// from api.Memory (Read and friends) is invalid after the module is closed,
+// and touching it faults. In particular, do not call api.Module.Close while
+// another goroutine is still executing a function of that module; stop it
+// with context cancellation and wazero.RuntimeConfig.WithCloseOnContextDone,
+// which makes wazero release the memory only once the guest has left wasm
+// code. That release happens inside the aborted call, before wazero unwinds
+// it, so an experimental.FunctionListener's Abort (and any host function that
+// closes its own module, as proc_exit does) must not touch the memory
+// afterwards. A Memory that becomes unreachable without Free (a module that
+// is never closed) is unmapped by a runtime cleanup.
+//
+// On Linux with vm.overcommit_memory=2, committing charges the committed
+// size against the commit limit; when the kernel refuses, Reallocate returns
+// nil and memory.grow returns -1 to the guest.
+package linearmem
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"runtime"
+	"sync"
+
+	"github.com/tetratelabs/wazero/experimental"
+)
+
+// ErrFreed is returned by Discard after Free.
+var ErrFreed = errors.New("linearmem: memory has been freed")
+
+// ErrOutOfRange is returned by Discard when the range does not lie within
+// the current length of the memory.
+var ErrOutOfRange = errors.New("linearmem: range out of bounds")
+
+// ErrTooLarge is returned by Reserve when the requested size cannot be
+// reserved on this architecture (it does not fit in an int).
+var ErrTooLarge = errors.New("linearmem: reservation too large")
+
+// maxReservation bounds a reservation: unix.Mmap takes its length as an int.
+const maxReservation = uint64(math.MaxInt)
+
+var (
+	_ experimental.MemoryAllocator = (*Allocator)(nil)
+	_ experimental.LinearMemory    = (*Memory)(nil)
+)
+
+// Allocator is an experimental.MemoryAllocator that backs every linear
+// memory with a reserved, never-moving mapping. It is stateless: the zero
+// value is ready to use, and one Allocator may be shared by any number of
+// runtimes and goroutines.
+type Allocator struct{}
+
+// NewAllocator returns an *Allocator as an experimental.MemoryAllocator, or
+// nil when the platform has no mmap (Supported is false). A nil allocator
+// passed to experimental.WithMemoryAllocator selects wazero's default.
+func NewAllocator() experimental.MemoryAllocator {
+	if !Supported {
+		return nil
+	}
+	return &Allocator{}
+}
+
+// Allocate implements experimental.MemoryAllocator. It reserves max bytes of
+// address space (see Reserve); cap is ignored, since committing is cheap.
+//
+// Allocate cannot report an error to wazero, so if the reservation fails
+// (address space exhausted, or max too large for a 32-bit address space) it
+// returns a Memory backed by the Go heap that grows like wazero's default
+// allocator; Mapped reports which one was returned. A heap-backed memory may
+// move when it grows and therefore must not back a shared memory.
+func (a *Allocator) Allocate(cap, max uint64) experimental.LinearMemory {
+	m, err := a.Reserve(max)
+	if err != nil {
+		return &Memory{max: max}
+	}
+	return m
+}
+
+// Reserve reserves address space for a memory of at most max bytes, rounded
+// up to the OS page size, with nothing committed. The returned Memory has
+// length 0 until Reallocate grows it.
+func (a *Allocator) Reserve(max uint64) (*Memory, error) {
+	pageSize := uint64(os.Getpagesize())
+	size := max
+	if size == 0 {
+		size = 1 // mmap rejects empty mappings; keep a valid base address.
+	}
+	if size > maxReservation-pageSize {
+		return nil, fmt.Errorf("linearmem: reserve %d bytes: %w", max, ErrTooLarge)
+	}
+	size = roundUp(size, pageSize)
+	mapping, err := reserve(size)
+	if err != nil {
+		return nil, fmt.Errorf("linearmem: reserve %d bytes: %w", size, err)
+	}
+	m := &Memory{max: max, pageSize: pageSize, mapping: mapping, mapped: true}
+	m.cleanup = runtime.AddCleanup(m, func(b []byte) { _ = unmap(b) }, mapping)
+	return m, nil
+}
+
+// Memory is one linear memory, created by Allocator. It implements
+// experimental.LinearMemory. Its methods are safe for concurrent use, but
+// the bytes it hands out are shared with the guest without synchronisation,
+// as with any wazero memory.
+type Memory struct {
+	mu       sync.Mutex
+	max      uint64
+	pageSize uint64
+
+	// mapping is the whole reservation; nil for a heap-backed memory and
+	// after Free.
+	mapping []byte
+	cleanup runtime.Cleanup
+	// committed is the page-rounded number of bytes of mapping that are
+	// readable and writable.
+	committed uint64
+
+	// heap backs the memory when the reservation failed.
+	heap []byte
+
+	size  uint64 // current length
+	hwm   uint64 // highest length ever handed out, to re-zero on regrow
+	freed bool
+
+	mapped bool // immutable: set by Reserve
+}
+
+// Mapped reports whether m is backed by a reserved mapping (true) or, after
+// a failed reservation, by the Go heap (false).
+func (m *Memory) Mapped() bool {
+	return m.mapped
+}
+
+// Committed returns the number of bytes currently committed (readable and
+// writable), a multiple of the OS page size; for a heap-backed memory, the
+// capacity of its buffer. Committed bytes are not resident until touched.
+func (m *Memory) Committed() uint64 {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.mapping != nil {
+		return m.committed
+	}
+	return uint64(cap(m.heap))
+}
+
+// Reallocate implements experimental.LinearMemory: it sets the length of the
+// memory to size bytes and returns the memory as a slice of that length and
+// capacity. Growing a mapped memory commits the page-rounded new range and
+// never moves or copies the memory, so the returned slice always starts at
+// the same address. Bytes beyond the previous length read as zero.
+//
+// Reallocate returns nil if size exceeds the max given to Allocate, if the
+// kernel refuses to commit the range, or after Free; wazero turns that into
+// a failed memory.grow. Shrinking (which wazero never does) keeps the pages
+// committed.
+func (m *Memory) Reallocate(size uint64) []byte {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.freed || size > m.max {
+		return nil
+	}
+	var buf []byte
+	if m.mapping != nil {
+		if size > m.committed {
+			end := min(roundUp(size, m.pageSize), uint64(len(m.mapping)))
+			if err := commit(m.mapping[m.committed:end]); err != nil {
+				return nil
+			}
+			m.committed = end
+		}
+		buf = m.mapping[:size:size]
+	} else {
+		if size > uint64(cap(m.heap)) {
+			// Grow the way wazero's default allocator does.
+			m.heap = append(m.heap[:cap(m.heap)], make([]byte, size-uint64(cap(m.heap)))...)
+		}
+		m.heap = m.heap[:size]
+		buf = m.heap[:size:size]
+	}
+	if size > m.size && m.size < m.hwm {
+		// Regrowing after a shrink: the bytes must read as zero again.
+		clear(buf[m.size:min(size, m.hwm)])
+	}
+	m.size = size
+	m.hwm = max(m.hwm, size)
+	return buf
+}
+
+// Free implements experimental.LinearMemory: it unmaps the reservation (or
+// drops the heap buffer). It is idempotent and safe to call concurrently.
+// Every slice previously returned by Reallocate is invalid afterwards.
+func (m *Memory) Free() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.freed {
+		return
+	}
+	m.freed = true
+	if m.mapping != nil {
+		m.cleanup.Stop()
+		// Nothing useful can be done if munmap fails: the mapping was
+		// created by us with a valid address and length.
+		_ = unmap(m.mapping)
+		m.mapping = nil
+	}
+	m.heap = nil
+	m.committed, m.size = 0, 0
+}
+
+// Discard zeroes the n bytes at offset off and returns the whole OS pages in
+// that range to the kernel with madvise(MADV_DONTNEED), so they stop counting
+// towards the process's RSS until the guest touches them again. The memory
+// keeps its length and stays committed; afterwards every byte of the range
+// reads as zero. Bytes of partially covered pages at either end are zeroed in
+// place. On platforms where MADV_DONTNEED does not guarantee zero-filled
+// pages, the pages are replaced by a fresh anonymous mapping instead.
+//
+// The range must lie within the current length of the memory (ErrOutOfRange
+// otherwise), and Discard returns ErrFreed after Free. For a heap-backed
+// memory it only zeroes the range. Discarding memory the guest still uses
+// corrupts its state; call it only between runs or on ranges the guest
+// treats as dead (such as a shadow stack below the stack pointer).
+func (m *Memory) Discard(off, n uint64) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.freed {
+		return fmt.Errorf("linearmem: discard [%d, +%d): %w", off, n, ErrFreed)
+	}
+	end := off + n
+	if end < off || end > m.size {
+		return fmt.Errorf("linearmem: discard [%d, +%d) of %d bytes: %w", off, n, m.size, ErrOutOfRange)
+	}
+	if n == 0 {
+		return nil
+	}
+	if m.mapping == nil {
+		clear(m.heap[off:end])
+		return nil
+	}
+	first, last := roundUp(off, m.pageSize), end/m.pageSize*m.pageSize
+	if first >= last {
+		clear(m.mapping[off:end])
+		return nil
+	}
+	clear(m.mapping[off:first])
+	clear(m.mapping[last:end])
+	if err := zeroPages(m.mapping[first:last]); err != nil {
+		// Keep the documented contract even if the kernel refused.
+		clear(m.mapping[first:last])
+		return fmt.Errorf("linearmem: discard pages [%d, %d): %w", first, last, err)
+	}
+	return nil
+}
+
+// roundUp rounds n up to a multiple of the power of two page.
+func roundUp(n, page uint64) uint64 {
+	return (n + page - 1) &^ (page - 1)
+}
