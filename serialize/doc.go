@@ -1,0 +1,3 @@
+// Package serialize holds coderun's lossless-JSON rules, the exact output-byte
+// ledger, and the JavaScript-compatible formatting that runs in the guest.
+package serialize
