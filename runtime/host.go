@@ -211,6 +211,9 @@ func (r *run) Write(fd uint32, p []byte) { r.log(p) }
 // Sleep waits in the host for a sleep of the C library; the wait counts as
 // wall time, not compute time, and ends early when the run must stop.
 func (r *run) Sleep(d time.Duration) {
+	if r.ended {
+		panic(errEnded) // the outcome is decided: nothing left to wait for
+	}
 	now := time.Now()
 	r.meter.Exit(now)
 	defer r.meter.Enter(time.Now())

@@ -2,9 +2,15 @@ package wasm
 
 import "fmt"
 
+// GrowTrapExport is the name under which GrowTrap exports its checked grow
+// function, so that the host can tell a memory-cap trap (one whose innermost
+// frame is that function) from any other trap.
+const GrowTrapExport = "coderun_grow_checked"
+
 // GrowTrap makes a failed memory.grow trap. Every memory.grow becomes a call
 // to an appended function (i32) -> i32 that performs memory.grow and
-// executes unreachable when it returns -1.
+// executes unreachable when it returns -1. The function is exported as
+// GrowTrapExport.
 //
 // In QuickJS-NG this turns reaching the memory cap (wazero's
 // WithMemoryLimitPages) into a trap that ends the call, instead of a JS
@@ -41,6 +47,9 @@ func GrowTrap(m *Module) error {
 			Indexed(OpLocalGet, 1),
 			Simple(OpEnd),
 		})
+	if err := m.addExport(Export{Name: GrowTrapExport, Kind: ExternFunc, Index: grow}); err != nil {
+		return fmt.Errorf("wasm: grow trap: %w", err)
+	}
 	for i := range m.Code[:len(m.Code)-1] {
 		body := m.Code[i].Body
 		for k := range body {

@@ -9,6 +9,9 @@ import (
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/experimental"
+
+	"github.com/coderun/coderun/runtime/linearmem"
 )
 
 // Host receives what an instance asks of the outside world. Its methods run
@@ -76,6 +79,7 @@ type Engine struct {
 	rt       wazero.Runtime
 	compiled wazero.CompiledModule
 	hasFuel  bool
+	alloc    experimental.MemoryAllocator
 	// growFrame is how wazero names the checked-grow function in a trap's
 	// stack trace, or "" when the module has none.
 	growFrame string
@@ -94,7 +98,7 @@ func NewEngine(ctx context.Context, opts Options) (*Engine, error) {
 		cfg = opts.Configure(cfg)
 	}
 	rt := wazero.NewRuntimeWithConfig(ctx, cfg)
-	e := &Engine{rt: rt}
+	e := &Engine{rt: rt, alloc: linearmem.NewAllocator()}
 	if err := e.init(ctx, opts.Wasm); err != nil {
 		_ = rt.Close(ctx)
 		return nil, err

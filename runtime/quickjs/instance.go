@@ -7,6 +7,7 @@ import (
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/experimental"
 )
 
 // Eval flags (quickjs.h).
@@ -41,6 +42,9 @@ type Instance struct {
 func (e *Engine) Instantiate(ctx context.Context, host Host) (*Instance, error) {
 	in := &Instance{host: host}
 	in.ctx = context.WithValue(context.Background(), hostKey{}, &hostRef{host: host, in: in})
+	// Linear memory is a reserved region committed on growth: growing never
+	// copies the heap, and pages the guest never touches stay unresident.
+	ctx = experimental.WithMemoryAllocator(ctx, e.alloc)
 	mod, err := e.rt.InstantiateModule(ctx, e.compiled, wazero.NewModuleConfig().WithName("").WithStartFunctions())
 	if err != nil {
 		return nil, fmt.Errorf("quickjs: instantiating: %w", err)
