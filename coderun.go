@@ -131,10 +131,13 @@ var ErrClosed = runtime.ErrClosed
 // ErrInvalidBinding is wrapped by every error about a binding declaration.
 var ErrInvalidBinding = hostcalls.ErrInvalidBinding
 
-// DefaultFuel is DefaultConfig's fuel: on this project's reference machine
-// (2 cores, QuickJS-NG in wazero's compiler) a CPU-bound JavaScript loop
-// spends roughly this much in 60 seconds. See budget.FuelUnit.
-const DefaultFuel = 15_000_000_000
+// DefaultFuel is DefaultConfig's fuel: about 60 seconds of CPU-bound work on
+// the reference machine (2 cores, wazero's compiler). Fuel rates measured
+// there, in units per millisecond: an empty loop 326k, JSON round trips
+// 58k, sorting 106k, recursive calls (fib) 29k. 4e9 units is 12 s of an
+// empty loop, 38 s of sorting, 69 s of JSON work; ComputeTime (60 s)
+// bounds the slowest mixes. See budget.FuelUnit for what a unit is.
+const DefaultFuel = 4_000_000_000
 
 // DefaultConfig returns the default budgets: about 60 s of computation in
 // fuel, 60 s of compute time, a 10 minute wall-clock ceiling, 256 MiB of

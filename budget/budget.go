@@ -18,8 +18,10 @@ import (
 //     which its interpreter does once per 10,000 interpreter operations
 //     (function calls and backward jumps).
 //
-// The count depends only on the program and the binding results it sees, so
-// the same program spends the same fuel on any machine.
+// In JavaScript terms a unit is roughly one function call or one backward
+// jump (loop iteration) of the interpreter. The count depends only on the
+// program and the binding results it sees, so the same program spends the
+// same fuel on any machine.
 const FuelUnit = "one C loop iteration; 10,000 per 10,000 interpreter operations"
 
 // InterruptCost is the fuel charged per QuickJS interrupt poll.

@@ -116,6 +116,8 @@ type Outcome struct {
 	Logs    []string
 	Kind    string // "" on success
 	Message string
+	// FuelUsed is the fuel the run spent (see budget.FuelUnit).
+	FuelUsed uint64
 }
 
 // Run runs one program in a fresh instance. It returns an error only for

@@ -90,10 +90,11 @@ type run struct {
 	events   chan event
 	finished chan struct{}
 
-	ended   bool
-	kind    string
-	message string
-	value   []byte
+	ended    bool
+	fuelUsed uint64 // at the moment the outcome was decided
+	kind     string
+	message  string
+	value    []byte
 }
 
 func newRun(ctx context.Context, e *Engine, source string, bindings []Binding) *run {
@@ -118,6 +119,9 @@ func (r *run) end(kind, message string) {
 		return
 	}
 	r.ended, r.kind, r.message = true, kind, message
+	if r.in != nil && r.in.Fuel() != nil {
+		r.fuelUsed = r.meter.FuelUsed(int64(r.in.Fuel().Get()))
+	}
 }
 
 // stop decides the outcome and unwinds the guest.
@@ -392,7 +396,7 @@ func (r *run) wait() {
 // outcome assembles the result, applying the output ledger to the value or
 // the failure message.
 func (r *run) outcome() Outcome {
-	o := Outcome{Logs: r.logs, Kind: r.kind}
+	o := Outcome{Logs: r.logs, Kind: r.kind, FuelUsed: r.fuelUsed}
 	if r.kind == "" {
 		o.Value = r.value
 		return o
