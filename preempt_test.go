@@ -1,0 +1,118 @@
+package coderun_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	goruntime "runtime"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/coderun/coderun"
+	"github.com/stretchr/testify/require"
+)
+
+// runawayPrograms keep the guest busy in different ways: plain JS loops,
+// exponential recursion, a catastrophic regex, a microtask storm, a long
+// C builtin (BigInt), a big sort with and without a comparator, and a
+// big JSON.stringify.
+var runawayPrograms = map[string]string{
+	"loop":        `for(;;){}`,
+	"try-finally": `for(;;) { try { while(true){} } finally { continue } }`,
+	"exponential": `function t(n){ return n ? t(n-1)+t(n-1) : 0 } return t(60)`,
+	"regex":       `for(;;) /^(a+)+$/.test('a'.repeat(40) + '!')`,
+	"microtasks":  `const f = () => Promise.resolve().then(f); f(); await new Promise(() => {})`,
+	"bigint":      `for(;;) String(7n ** 300000n)`,
+	"sort":        `const a = []; for (let i = 0; i < 3e6; i++) a.push((i * 7919) % 3e6); for(;;) a.slice().sort()`,
+	"sort-cmp":    `const a = []; for (let i = 0; i < 3e6; i++) a.push((i * 7919) % 3e6); for(;;) a.slice().sort((x, y) => x - y)`,
+	"stringify":   `const s = 'x'.repeat(1e6); const o = []; for (let i = 0; i < 30; i++) o.push(s); for(;;) JSON.stringify(o)`,
+}
+
+// While a runaway program runs, the rest of the process keeps going: a
+// ticker goroutine ticks and runtime.GC returns promptly (the guest reaches
+// a preemption point every fuel slice). Each case runs in a subprocess, so
+// that a regression that stalls the process cannot hang the suite.
+func TestRunawayDoesNotStallTheHost(t *testing.T) {
+	if name := os.Getenv("CODERUN_STALL_CHILD"); name != "" {
+		stallChild(name)
+		return
+	}
+	for name := range runawayPrograms {
+		t.Run(name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestRunawayDoesNotStallTheHost$")
+			cmd.Env = append(os.Environ(), "CODERUN_STALL_CHILD="+name)
+			out, err := cmd.CombinedOutput()
+			require.NoError(t, err, "child: %s", out)
+			require.Contains(t, string(out), "CHILD OK", "child: %s", out)
+		})
+	}
+}
+
+// stallChild runs one runaway program and checks, while it runs, that a
+// ticker keeps ticking and that runtime.GC returns within 100 ms; then it
+// cancels the run and prints CHILD OK or the failure.
+func stallChild(name string) {
+	fail := func(err error) { fmt.Println("CHILD FAIL:", err); os.Exit(0) }
+	rt, err := coderun.New(coderun.DefaultConfig())
+	if err != nil {
+		fail(err)
+	}
+	ctx, cancel := context.WithCancelCause(context.Background())
+	done := make(chan coderun.Result, 1)
+	go func() {
+		res, _ := rt.Run(ctx, coderun.Request{Program: runawayPrograms[name]})
+		done <- res
+	}()
+	var ticks atomic.Int64
+	stop := make(chan struct{})
+	go func() {
+		t := time.NewTicker(5 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-t.C:
+				ticks.Add(1)
+			case <-stop:
+				return
+			}
+		}
+	}()
+	time.Sleep(300 * time.Millisecond) // well into the runaway part
+	var worst time.Duration
+	for range 5 {
+		before := ticks.Load()
+		t0 := time.Now()
+		goruntime.GC()
+		if d := time.Since(t0); d > worst {
+			worst = d
+		}
+		time.Sleep(50 * time.Millisecond)
+		if ticks.Load() == before {
+			fail(errors.New("the ticker did not tick for 50 ms while the guest ran"))
+		}
+	}
+	close(stop)
+	if worst > 100*time.Millisecond {
+		fail(fmt.Errorf("runtime.GC took %v while the guest ran", worst))
+	}
+	select {
+	case res := <-done:
+		fail(fmt.Errorf("the program ended early: %+v", res.Error))
+	default:
+	}
+	cancel(errors.New("user-cancel"))
+	select {
+	case res := <-done:
+		if res.Error == nil || res.Error.Kind != coderun.Abort || res.Error.Message != "user-cancel" {
+			fail(fmt.Errorf("want abort user-cancel, got %+v", res.Error))
+		}
+	case <-time.After(10 * time.Second):
+		fail(errors.New("the run did not end after cancellation"))
+	}
+	fmt.Println("CHILD OK")
+}
