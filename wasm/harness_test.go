@@ -40,8 +40,9 @@ type meter struct {
 	quantum    int64 // each refill
 	maxRefills int   // fuel_yield panics after this many refills (0: never)
 	refills    int
-	given      int64 // the balance handed out last
-	used       int64 // fuel used up to the last yield
+	given      int64  // the balance handed out last
+	used       int64  // fuel used up to the last yield
+	hook       func() // if set, called on every yield
 }
 
 // errOutOfFuel is the panic value of fuel_yield when the meter runs out.
@@ -49,6 +50,9 @@ var errOutOfFuel = errors.New("out of fuel")
 
 func (f *meter) yield(left int64) int64 {
 	f.used += f.given - left
+	if f.hook != nil {
+		f.hook()
+	}
 	if f.maxRefills > 0 && f.refills >= f.maxRefills {
 		f.given = left
 		panic(errOutOfFuel)
@@ -106,18 +110,33 @@ type vm struct {
 	rt    uint32 // JSRuntime*
 }
 
-// newVM instantiates cm and creates a QuickJS runtime and context. When
-// interrupt is set, it installs the interrupt handler.
-func newVM(t testing.TB, rt wazero.Runtime, cm wazero.CompiledModule, m *meter, interrupt bool) *vm {
+// instantiate instantiates cm without running anything. A nil meter
+// refills 2^40 units at a time.
+func instantiate(ctx context.Context, t testing.TB, rt wazero.Runtime, cm wazero.CompiledModule, m *meter) *vm {
 	t.Helper()
 	if m == nil {
 		m = &meter{quantum: 1 << 40}
 	}
-	v := &vm{t: t, meter: m, ctx: context.WithValue(context.Background(), meterKey{}, m)}
+	v := &vm{t: t, meter: m, ctx: context.WithValue(ctx, meterKey{}, m)}
 	mod, err := rt.InstantiateModule(v.ctx, cm, wazero.NewModuleConfig().WithName("").WithStartFunctions())
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = mod.Close(context.Background()) })
 	v.mod = mod
+	return v
+}
+
+// newVM instantiates cm and creates a QuickJS runtime and context. When
+// interrupt is set, it installs the interrupt handler.
+func newVM(t testing.TB, rt wazero.Runtime, cm wazero.CompiledModule, m *meter, interrupt bool) *vm {
+	t.Helper()
+	return newVMContext(context.Background(), t, rt, cm, m, interrupt)
+}
+
+// newVMContext is newVM with a base context for all calls.
+func newVMContext(ctx context.Context, t testing.TB, rt wazero.Runtime, cm wazero.CompiledModule, m *meter, interrupt bool) *vm {
+	t.Helper()
+	v := instantiate(ctx, t, rt, cm, m)
+	mod := v.mod
 	qrt := v.call("New_QJS", 0, 0, 0, 0)
 	v.jsctx = v.call("QJS_GetContext", qrt)
 	var ok bool

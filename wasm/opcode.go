@@ -52,6 +52,9 @@ const (
 	OpI32And        Opcode = 0x71
 	OpI32ShrU       Opcode = 0x76
 	OpI64Sub        Opcode = 0x7d
+	OpI64GtU        Opcode = 0x56
+	OpI64Add        Opcode = 0x7c
+	OpI64Shl        Opcode = 0x86
 	OpI64ShrU       Opcode = 0x88
 	OpI64ExtendI32U Opcode = 0xad
 	OpRefNull       Opcode = 0xd0

@@ -132,6 +132,13 @@ func TestFuel(t *testing.T) {
 	require.Equal(t, Global{Type: GlobalType{ValType: I64, Mutable: true}, Init: []Instr{I64Const(0), Simple(OpEnd)}}, m.Globals[g])
 	require.Equal(t, Export{Name: FuelGlobalExport, Kind: ExternGlobal, Index: g}, m.Exports[len(m.Exports)-1])
 
+	// The chunked bulk memory helpers follow the original functions.
+	require.Len(t, m.Code, 1138+2)
+	copyHelper, fillHelper := uint32(25+1138), uint32(25+1139)
+	for _, h := range []uint32{copyHelper, fillHelper} {
+		ft, _ := m.FuncType(h)
+		require.True(t, ft.Equal(FuncType{Params: []ValType{I32, I32, I32}}), "%v", ft)
+	}
 	check := func(tmp uint32, cost ...Instr) []Instr {
 		return charger{fuel: g, yield: yield}.charge(nil, tmp, cost...)
 	}
@@ -179,9 +186,17 @@ func TestFuel(t *testing.T) {
 				checked++
 				continue
 			case OpMemoryCopy, OpMemoryFill:
-				want := []Instr{Indexed(OpLocalSet, tmp+3), Indexed(OpLocalSet, tmp+2), Indexed(OpLocalSet, tmp+1)}
-				want = append(want, check(tmp, Indexed(OpLocalGet, tmp+3), Simple(OpI64ExtendI32U), I64Const(BulkMemoryShift), Simple(OpI64ShrU))...)
-				want = append(want, Indexed(OpLocalGet, tmp+1), Indexed(OpLocalGet, tmp+2), Indexed(OpLocalGet, tmp+3), in)
+				helper := copyHelper
+				if in.Op == OpMemoryFill {
+					helper = fillHelper
+				}
+				d, s, n := tmp+1, tmp+2, tmp+3
+				want := []Instr{Indexed(OpLocalSet, n), Indexed(OpLocalSet, s), Indexed(OpLocalSet, d),
+					Indexed(OpLocalGet, n), I32Const(BulkMemoryChunk), Simple(OpI32GtU), BlockInstr(OpIf, BlockEmpty),
+					Indexed(OpLocalGet, d), Indexed(OpLocalGet, s), Indexed(OpLocalGet, n), Indexed(OpCall, helper),
+					Simple(OpElse)}
+				want = append(want, check(tmp, Indexed(OpLocalGet, n), Simple(OpI64ExtendI32U), I64Const(BulkMemoryShift), Simple(OpI64ShrU))...)
+				want = append(want, Indexed(OpLocalGet, d), Indexed(OpLocalGet, s), Indexed(OpLocalGet, n), in, Simple(OpEnd))
 				require.Equal(t, want, after.Body[k:k+len(want)])
 				k += len(want)
 				continue
@@ -224,9 +239,9 @@ func TestFuelConfig(t *testing.T) {
 	h := slices.Clone(m.Body(QuickJSInterruptHandler).Body)
 	require.NoError(t, Fuel(m, FuelConfig{SkipLoops: []uint32{}, InterruptHandler: NoInterruptHandler}))
 	require.Equal(t, h, m.Body(QuickJSInterruptHandler+1).Body)
-	require.Equal(t, 1726, countOps(m, OpLoop))
+	require.Equal(t, 1726+2, countOps(m, OpLoop), "the bulk memory helpers have a loop each")
 	var checks int
-	for _, c := range m.Code {
+	for _, c := range m.Code[:1138] {
 		for k, in := range c.Body {
 			if in.Op == OpLoop && c.Body[k+1].Op == OpGlobalGet {
 				checks++
@@ -241,7 +256,7 @@ func TestHardenSize(t *testing.T) {
 	m, err := Decode(b)
 	require.NoError(t, err)
 	require.Len(t, m.Imports, 25)
-	require.Len(t, m.Code, 1139)
+	require.Len(t, m.Code, 1138+3) // grow_checked and the bulk memory helpers
 	t.Logf("hardened module: %d bytes (original %d)", len(b), len(QuickJS()))
 	_, err = Harden([]byte("junk"), FuelConfig{})
 	require.ErrorIs(t, err, ErrMalformed)
