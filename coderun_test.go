@@ -175,3 +175,41 @@ func TestConcurrentRuns(t *testing.T) {
 	}
 	require.LessOrEqual(t, goruntime.NumGoroutine(), before, "goroutines leaked")
 }
+
+// Every run starts from the same pre-initialized snapshot, so per-run
+// entropy must come from the host: two runs never share Math.random's
+// sequence.
+func TestRandomDiffersAcrossRuns(t *testing.T) {
+	rt := newRuntime(t, nil)
+	seqs := map[string]bool{}
+	for range 5 {
+		res, err := rt.Run(context.Background(), coderun.Request{Program: `return [Math.random(), Math.random(), Math.random()]`})
+		require.NoError(t, err)
+		require.Nil(t, res.Error)
+		require.False(t, seqs[string(res.Value)], "a Math.random sequence repeated across runs: %s", res.Value)
+		seqs[string(res.Value)] = true
+	}
+}
+
+// Nothing a run does to the prelude's own state (console, timers, pending
+// calls, captured intrinsics) is visible to the next run.
+func TestPreludeStateDoesNotLeak(t *testing.T) {
+	rt := newRuntime(t, nil)
+	ns := toolsNamespace()
+	res, err := rt.Run(context.Background(), coderun.Request{Bindings: []coderun.Namespace{ns}, Program: `
+		console.log = () => {}; console.extra = 1
+		setTimeout(() => {}, 100000)
+		void tools.never({})
+		globalThis.setTimeout = null; JSON.parse = null; Function.prototype.call = null
+		return 1`})
+	require.NoError(t, err)
+	require.Nil(t, res.Error)
+	res, err = rt.Run(context.Background(), coderun.Request{Bindings: []coderun.Namespace{ns}, Program: `
+		console.log("visible")
+		await new Promise(r => setTimeout(r, 1))
+		return [Object.keys(console).length, typeof JSON.parse, typeof Function.prototype.call, (await tools.echo({a: 1})).echoed.a]`})
+	require.NoError(t, err)
+	require.Nil(t, res.Error)
+	require.Equal(t, []string{"visible"}, res.Logs)
+	require.JSONEq(t, `[5, "function", "function", 1]`, string(res.Value))
+}

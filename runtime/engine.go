@@ -58,7 +58,7 @@ type Engine struct {
 	limits   budget.Limits
 	qe       *quickjs.Engine
 	programs *transpile.Cache
-	prelude  string
+	snap     snapshotState
 
 	mu      sync.Mutex
 	closed  bool
@@ -71,7 +71,13 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 	if err := opts.Limits.Validate(); err != nil {
 		return nil, err
 	}
-	module, err := hardenedModule(opts.CacheDir)
+	hardened, err := hardenedModule(opts.CacheDir)
+	if err != nil {
+		return nil, err
+	}
+	prelude := "(function (wrapper) { return (" + preludeJS + ")(wrapper, (" +
+		serialize.InspectJS + "\n)(), (" + serialize.LosslessJS + "\n)()); })"
+	snap, err := loadSnapshot(ctx, hardened, prelude, opts.CacheDir)
 	if err != nil {
 		return nil, err
 	}
@@ -82,7 +88,7 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 		}
 	}
 	qe, err := quickjs.NewEngine(ctx, quickjs.Options{
-		Wasm:             module,
+		Wasm:             snap.module,
 		MemoryLimitPages: opts.Limits.MemoryPages(),
 		Cache:            cache,
 	})
@@ -93,9 +99,8 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 		limits:   opts.Limits,
 		qe:       qe,
 		programs: transpile.NewCache(256),
-		prelude: "(function (wrapper) { return (" + preludeJS + ")(wrapper, (" +
-			serialize.InspectJS + ")(), (" + serialize.LosslessJS + ")()); })",
-		closing: make(chan struct{}),
+		snap:     snap.state,
+		closing:  make(chan struct{}),
 	}, nil
 }
 

@@ -46,7 +46,10 @@ func TestWaitingSpendsNoFuel(t *testing.T) {
 	e := testEngine(t)
 	fuelWith := func(delay time.Duration) uint64 {
 		b := []Binding{{Global: "tools", Functions: map[string]Func{
-			"get": func(ctx context.Context, args []byte) ([]byte, error) { time.Sleep(delay); return []byte(`[1,2,3]`), nil },
+			"get": func(ctx context.Context, args []byte) ([]byte, error) {
+				time.Sleep(delay)
+				return []byte(`[1,2,3]`), nil
+			},
 		}}}
 		o, err := e.Run(context.Background(), `let s = 0; for (let i = 0; i < 3; i++) { const r = await tools.get({i}); s += r.length } return s`, b)
 		require.NoError(t, err)

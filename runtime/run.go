@@ -2,6 +2,8 @@ package runtime
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,7 +15,6 @@ import (
 	"github.com/coderun/coderun/runtime/quickjs"
 	"github.com/coderun/coderun/runtime/transpile"
 	"github.com/coderun/coderun/serialize"
-	"github.com/coderun/coderun/wasm"
 )
 
 // Host operations (prelude.js).
@@ -163,24 +164,13 @@ func (r *run) start() {
 		return
 	}
 	r.in = in
+	in.Restore(r.e.snap.Instance)
+	r.api, r.drain = r.e.snap.API, r.e.snap.Drain
+	if !in.SetContextU64(r.e.snap.RandomState, randomSeed()) {
+		r.end(KindWorkerExit, "worker error: cannot seed Math.random")
+		return
+	}
 	r.guest(func() error {
-		if err := in.Init(quickjs.InitOptions{StackBytes: stackBytes, StackMargin: stackMargin, InterruptHandler: wasm.QuickJSInterruptTableIndex}); err != nil {
-			return err
-		}
-		if r.drain, err = in.NewEvalOption("0", "coderun:drain"); err != nil {
-			return err
-		}
-		factory, err := r.eval(r.e.prelude, "coderun:prelude")
-		if err != nil {
-			return err
-		}
-		wrapper, err := in.NewFunctionProxy(0)
-		if err != nil {
-			return err
-		}
-		if r.api, err = r.callChecked(factory, wrapper); err != nil {
-			return err
-		}
 		var params []string
 		var spec []map[string]any
 		for _, b := range r.bindings {
@@ -217,16 +207,11 @@ func (r *run) start() {
 	})
 }
 
-// eval evaluates trusted source and fails on a JavaScript exception.
-func (r *run) eval(src, file string) (quickjs.Value, error) {
-	v, err := r.in.Eval(src, file, quickjs.EvalGlobal)
-	if err != nil {
-		return 0, err
-	}
-	if v.IsException() {
-		return 0, r.internalException(file)
-	}
-	return v, nil
+// randomSeed returns a fresh non-zero state for Math.random.
+func randomSeed() uint64 {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return binary.LittleEndian.Uint64(b[:]) | 1
 }
 
 func (r *run) internalException(where string) error {

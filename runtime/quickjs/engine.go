@@ -36,6 +36,14 @@ type Host interface {
 	FuelYield(in *Instance, left int64) int64
 }
 
+// Clock is implemented by a Host that serves the guest's clocks itself
+// (coderun's snapshot instance runs on a fixed clock so that its image is
+// the same in every process). ClockNanos returns the time of WASI clock id,
+// or false to use the real clock.
+type Clock interface {
+	ClockNanos(id uint32) (int64, bool)
+}
+
 // ExitError is the error of a call during which the guest called proc_exit.
 type ExitError struct{ Code uint32 }
 
@@ -69,8 +77,10 @@ type Options struct {
 	MemoryLimitPages uint32
 	// Cache, if set, is used for compilation.
 	Cache wazero.CompilationCache
-	// Configure, if set, may adjust the runtime configuration.
-	Configure func(wazero.RuntimeConfig) wazero.RuntimeConfig
+	// Interpreter selects wazero's interpreter instead of its compiler:
+	// much faster to compile, much slower to run. coderun uses it for the
+	// one instance whose initialized state becomes the snapshot.
+	Interpreter bool
 }
 
 // Engine is one wazero runtime with the module compiled once. It is safe for
@@ -87,15 +97,16 @@ type Engine struct {
 
 // NewEngine compiles opts.Wasm and defines the host modules it imports.
 func NewEngine(ctx context.Context, opts Options) (*Engine, error) {
-	cfg := wazero.NewRuntimeConfigCompiler().WithCloseOnContextDone(false)
+	cfg := wazero.NewRuntimeConfigCompiler()
+	if opts.Interpreter {
+		cfg = wazero.NewRuntimeConfigInterpreter()
+	}
+	cfg = cfg.WithCloseOnContextDone(false)
 	if opts.MemoryLimitPages > 0 {
 		cfg = cfg.WithMemoryLimitPages(opts.MemoryLimitPages)
 	}
 	if opts.Cache != nil {
 		cfg = cfg.WithCompilationCache(opts.Cache)
-	}
-	if opts.Configure != nil {
-		cfg = opts.Configure(cfg)
 	}
 	rt := wazero.NewRuntimeWithConfig(ctx, cfg)
 	e := &Engine{rt: rt, alloc: linearmem.NewAllocator()}

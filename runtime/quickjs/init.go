@@ -125,3 +125,62 @@ func le32(b []byte) uint32 {
 	_ = b[3]
 	return uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24
 }
+
+// State is what the host must know about an initialized instance to drive
+// it: the QuickJS runtime and context pointers and the JSRuntime layout. An
+// instance of a snapshot taken from an initialized instance has the same
+// State.
+type State struct {
+	QJS, Runtime, Context uint32
+	Layout                Layout
+}
+
+// State returns the instance's state, for Restore on snapshot instances.
+func (in *Instance) State() State {
+	return State{QJS: in.qjs, Runtime: in.rt, Context: in.jsctx, Layout: in.layout}
+}
+
+// Restore adopts the state of the instance a snapshot was taken from,
+// instead of Init.
+func (in *Instance) Restore(st State) {
+	in.qjs, in.rt, in.jsctx, in.layout = st.QJS, st.Runtime, st.Context, st.Layout
+}
+
+// contextScan is how much of struct JSContext FindContextU64 searches.
+const contextScan = 1024
+
+// FindContextU64 returns the offset of the only 8-byte-aligned field of the
+// JSContext holding v, or an error when there is none or more than one.
+func (in *Instance) FindContextU64(v uint64) (uint32, error) {
+	b, ok := in.mem.Read(in.jsctx, contextScan)
+	if !ok {
+		return 0, errors.New("quickjs: JSContext out of bounds")
+	}
+	found := -1
+	for off := 0; off+8 <= contextScan; off += 8 {
+		if leUint64(b[off:]) == v {
+			if found >= 0 {
+				return 0, errors.New("quickjs: JSContext field discovery is ambiguous")
+			}
+			found = off
+		}
+	}
+	if found < 0 {
+		return 0, errors.New("quickjs: JSContext field not found")
+	}
+	return uint32(found), nil
+}
+
+// SetContextU64 writes v into the JSContext at off.
+func (in *Instance) SetContextU64(off uint32, v uint64) bool {
+	return in.mem.WriteUint64Le(in.jsctx+off, v)
+}
+
+// GlobalValue returns the value of an exported global.
+func (in *Instance) GlobalValue(name string) (uint64, bool) {
+	g := in.mod.ExportedGlobal(name)
+	if g == nil {
+		return 0, false
+	}
+	return g.Get(), true
+}

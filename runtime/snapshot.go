@@ -1,0 +1,203 @@
+package runtime
+
+import (
+	"context"
+	"crypto/sha256"
+	"embed"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/coderun/coderun/runtime/quickjs"
+	"github.com/coderun/coderun/wasm"
+)
+
+// snapshotSources are the files whose content decides what a snapshot
+// holds; they are part of its cache key.
+//
+//go:embed snapshot.go prelude.js engine.go
+var snapshotSources embed.FS
+
+// snapshot is a pre-initialized module and what the host must know to drive
+// its instances. Every run instantiates module: a brand-new instance whose
+// QuickJS runtime, context, guest stack, interrupt handler and whole prelude
+// (console, inspect, lossless JSON, event loop, binding machinery) are
+// already set up, so nothing is left to do before the program runs.
+type snapshot struct {
+	module []byte
+	state  snapshotState
+}
+
+// snapshotState is stored next to a cached snapshot module.
+type snapshotState struct {
+	Instance quickjs.State
+	// API is the prelude's api function (a JSValue the image keeps alive).
+	API quickjs.Value
+	// Drain is the prepared eval that drains the job queue.
+	Drain uint32
+	// RandomState is the offset in JSContext of Math.random's state, which
+	// every run reseeds so that no two runs share a sequence.
+	RandomState uint32
+}
+
+// The snapshot instance runs on a fixed clock, so that its image, and with
+// it the snapshot module, is the same in every process (and wazero's
+// compilation cache hits). QuickJS seeds Math.random from the realtime
+// clock in microseconds; that value is how its state is found.
+const (
+	snapshotRealtime  = 1_700_000_000_123_456_789
+	snapshotMonotonic = 1_000_000
+)
+
+// snapshotKey identifies a snapshot built by this code from this module.
+func snapshotKey(hardened []byte, prelude string) string {
+	h := sha256.New()
+	h.Write(hardened)
+	h.Write([]byte(prelude))
+	for _, name := range []string{"snapshot.go", "prelude.js", "engine.go"} {
+		b, _ := snapshotSources.ReadFile(name)
+		h.Write(b)
+	}
+	return hex.EncodeToString(h.Sum(nil)[:12])
+}
+
+// loadSnapshot returns the snapshot for hardened, from cacheDir when it is
+// there, else built (and then cached when cacheDir is set).
+func loadSnapshot(ctx context.Context, hardened []byte, prelude, cacheDir string) (*snapshot, error) {
+	var wasmPath, statePath string
+	if cacheDir != "" {
+		key := snapshotKey(hardened, prelude)
+		wasmPath = filepath.Join(cacheDir, "snapshot-"+key+".wasm")
+		statePath = filepath.Join(cacheDir, "snapshot-"+key+".json")
+		if s, err := readSnapshot(wasmPath, statePath); err == nil {
+			return s, nil
+		}
+	}
+	s, err := buildSnapshot(ctx, hardened, prelude)
+	if err != nil {
+		return nil, err
+	}
+	if cacheDir != "" {
+		state, _ := json.Marshal(s.state)
+		if err := writeAtomic(statePath, state); err != nil {
+			return nil, fmt.Errorf("coderun: caching snapshot: %w", err)
+		}
+		if err := writeAtomic(wasmPath, s.module); err != nil {
+			return nil, fmt.Errorf("coderun: caching snapshot: %w", err)
+		}
+	}
+	return s, nil
+}
+
+func readSnapshot(wasmPath, statePath string) (*snapshot, error) {
+	state, err := os.ReadFile(statePath)
+	if err != nil {
+		return nil, err
+	}
+	module, err := os.ReadFile(wasmPath)
+	if err != nil {
+		return nil, err
+	}
+	s := &snapshot{module: module}
+	if err := json.Unmarshal(state, &s.state); err != nil || len(module) < 8 || string(module[:4]) != "\x00asm" {
+		return nil, errors.New("coderun: corrupt cached snapshot")
+	}
+	return s, nil
+}
+
+// buildSnapshot initializes one instance of hardened (on wazero's
+// interpreter: it runs once, so compiling it would cost more than it saves)
+// and captures its memory and globals into a new module.
+func buildSnapshot(ctx context.Context, hardened []byte, prelude string) (*snapshot, error) {
+	qe, err := quickjs.NewEngine(ctx, quickjs.Options{Wasm: hardened, Interpreter: true})
+	if err != nil {
+		return nil, err
+	}
+	defer qe.Close(ctx)
+	in, err := qe.Instantiate(ctx, templateHost{})
+	if err != nil {
+		return nil, err
+	}
+	defer in.Close(ctx)
+	fail := func(err error) (*snapshot, error) { return nil, fmt.Errorf("coderun: building the snapshot: %w", err) }
+
+	var st snapshotState
+	if err := in.Init(quickjs.InitOptions{StackBytes: stackBytes, StackMargin: stackMargin, InterruptHandler: wasm.QuickJSInterruptTableIndex}); err != nil {
+		return fail(err)
+	}
+	if st.RandomState, err = in.FindContextU64(snapshotRealtime / 1000); err != nil {
+		return fail(fmt.Errorf("locating Math.random's state: %w", err))
+	}
+	if st.Drain, err = in.NewEvalOption("0", "coderun:drain"); err != nil {
+		return fail(err)
+	}
+	factory, err := in.Eval(prelude, "coderun:prelude", quickjs.EvalGlobal)
+	if err != nil || factory.IsException() {
+		return fail(fmt.Errorf("evaluating the prelude: %v", err))
+	}
+	wrapper, err := in.NewFunctionProxy(0)
+	if err != nil {
+		return fail(err)
+	}
+	if st.API, err = in.Call(factory, quickjs.Undefined, wrapper); err != nil || st.API.IsException() {
+		return fail(fmt.Errorf("running the prelude: %v", err))
+	}
+	st.Instance = in.State()
+
+	m, err := wasm.Decode(hardened)
+	if err != nil {
+		return fail(err)
+	}
+	globals := make([]uint64, len(m.Globals))
+	names := map[uint32]string{}
+	for _, x := range m.Exports {
+		if x.Kind == wasm.ExternGlobal {
+			names[x.Index] = x.Name
+		}
+	}
+	for i, g := range m.Globals {
+		if !g.Type.Mutable {
+			continue
+		}
+		name, ok := names[uint32(i)]
+		if !ok {
+			return fail(fmt.Errorf("mutable global %d is not exported", i))
+		}
+		if name == wasm.FuelGlobalExport {
+			continue // 0: the first fuel check yields and gets the run's first slice
+		}
+		globals[i], _ = in.GlobalValue(name)
+	}
+	image, ok := in.Memory().Read(0, in.Memory().Size())
+	if !ok {
+		return fail(errors.New("reading memory"))
+	}
+	if err := wasm.Snapshot(m, image, globals); err != nil {
+		return fail(err)
+	}
+	module, err := m.Encode()
+	if err != nil {
+		return fail(err)
+	}
+	return &snapshot{module: module, state: st}, nil
+}
+
+// templateHost serves the snapshot instance: a fixed clock, no host calls,
+// no output, no sleeping, unlimited fuel.
+type templateHost struct{}
+
+func (templateHost) Call(*quickjs.Instance, []quickjs.Value) quickjs.Value { return quickjs.Int(-1) }
+func (templateHost) Write(uint32, []byte)                                  {}
+func (templateHost) Sleep(time.Duration)                                   {}
+func (templateHost) Exit(uint32)                                           {}
+func (templateHost) FuelYield(*quickjs.Instance, int64) int64              { return 1 << 40 }
+func (templateHost) ClockNanos(id uint32) (int64, bool) {
+	if id == 0 {
+		return snapshotRealtime, true
+	}
+	return snapshotMonotonic, true
+}
