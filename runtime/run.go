@@ -158,7 +158,7 @@ func (r *run) start() {
 		return
 	}
 	r.program = prog
-	in, err := r.e.qe.Instantiate(context.Background(), r)
+	in, err := r.e.instance(r)
 	if err != nil {
 		r.end(KindWorkerExit, "worker error: "+err.Error())
 		return

@@ -20,6 +20,7 @@ const (
 // It is not safe for concurrent use, and is used for one run only.
 type Instance struct {
 	ctx  context.Context
+	ref  *hostRef
 	mod  api.Module
 	mem  api.Memory
 	host Host
@@ -41,7 +42,8 @@ type Instance struct {
 // to Instance.Bind.
 func (e *Engine) Instantiate(ctx context.Context, host Host) (*Instance, error) {
 	in := &Instance{host: host}
-	in.ctx = context.WithValue(context.Background(), hostKey{}, &hostRef{host: host, in: in})
+	in.ref = &hostRef{host: host, in: in}
+	in.ctx = context.WithValue(context.Background(), hostKey{}, in.ref)
 	// Linear memory is a reserved region committed on growth: growing never
 	// copies the heap, and pages the guest never touches stay unresident.
 	ctx = experimental.WithMemoryAllocator(ctx, e.alloc)
@@ -73,6 +75,14 @@ func (e *Engine) Instantiate(ctx context.Context, host Host) (*Instance, error) 
 		in.fuel = g
 	}
 	return in, nil
+}
+
+// SetHost hands the instance to another Host (an instance made ahead of
+// time gets the Host of the run that takes it). It must not be called while
+// a call into the instance is in progress.
+func (in *Instance) SetHost(h Host) {
+	in.host = h
+	in.ref.host = h
 }
 
 // Close ends the instance.
