@@ -67,6 +67,9 @@
   // QuickJS-NG's default 64 KiB stack, and throws a RangeError, caught
   // below, when its stack check fires).
   const NATIVE_DEPTH = 1000;
+  // Values with at most this many nodes (containers and leaves) are printed
+  // by printDeep even when the native printer could be used.
+  const SMALL_NODES = 64;
   // Ancestors below this depth are checked for cycles by a linear scan.
   const SCAN_DEPTH = 16;
   // QuickJS-NG refuses calls with more arguments than this.
@@ -94,7 +97,8 @@
     const sLen = nullArray(); // element / key count
     let sp = 0;
     let maxDepth = 0;
-    const ancestors = new SetCtor();
+    let nodes = 0;
+    let ancestors; // a Set, made only for values nested deeper than SCAN_DEPTH
 
     // open checks the container v, pushes its frame and returns its mirror.
     // Cycle check: the first SCAN_DEPTH ancestors are scanned linearly (no
@@ -105,6 +109,7 @@
         if (sSrc[j] === v) throw REJECT; // a cycle
       }
       if (sp > SCAN_DEPTH && SetHas(ancestors, v)) throw REJECT;
+      nodes++;
       const proto = ObjectGetPrototypeOf(v);
       let keys = null;
       let n;
@@ -148,7 +153,10 @@
             ObjectPrototypeToString(v) !== "[object Object]") throw REJECT;
         dst = nullObject();
       }
-      if (sp >= SCAN_DEPTH) SetAdd(ancestors, v);
+      if (sp >= SCAN_DEPTH) {
+        if (ancestors === undefined) ancestors = new SetCtor();
+        SetAdd(ancestors, v);
+      }
       sSrc[sp] = v;
       sRead[sp] = copied ? dst : v;
       sDst[sp] = dst;
@@ -192,6 +200,7 @@
           v = src[k]; // the only read of this property
         }
         i++;
+        nodes++;
         const t = typeof v;
         if (t === "number") {
           // v - v is NaN for NaN and the infinities.
@@ -217,6 +226,7 @@
       sp = top;
     }
     depthOut[0] = maxDepth;
+    depthOut[1] = nodes;
     return root;
   }
 
@@ -319,7 +329,9 @@
       depth[0] = 0;
       const m = mirror(value, depth);
       if (typeof m !== "object" || m === null) return printLeaf(m);
-      if (depth[0] <= NATIVE_DEPTH && prototypesClean()) {
+      // Small values are printed here: checking the prototypes for the
+      // native printer costs more than printing a few dozen nodes.
+      if (depth[1] > SMALL_NODES && depth[0] <= NATIVE_DEPTH && prototypesClean()) {
         try {
           return JSONStringify(m);
         } catch (e) {
