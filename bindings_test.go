@@ -165,3 +165,21 @@ func TestNoErrorClassGivesPlainError(t *testing.T) {
 	require.Nil(t, res.Error)
 	require.JSONEq(t, `[true,"Error","denied"]`, string(res.Value))
 }
+
+// Member names are arbitrary strings: names that are special on ordinary
+// objects are plain members of a namespace.
+func TestSpecialMemberNames(t *testing.T) {
+	rt := newRuntime(t, nil)
+	fns := map[string]coderun.Func{}
+	for _, name := range []string{"__proto__", "constructor", "toString", "my-tool", "", "valueOf"} {
+		fns[name] = func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
+			b, _ := json.Marshal(name)
+			return b, nil
+		}
+	}
+	ns := coderun.Namespace{Global: "tools", Functions: fns}
+	res := runWith(t, rt, `return await Promise.all([tools.__proto__({}), tools.constructor({}), tools.toString({}), tools["my-tool"]({}), tools[""]({}), tools.valueOf({}),
+		typeof tools.hasOwnProperty, Object.getPrototypeOf(tools) === null, Object.isFrozen(tools)])`, ns)
+	require.Nil(t, res.Error)
+	require.JSONEq(t, `["__proto__","constructor","toString","my-tool","","valueOf","undefined",true,true]`, string(res.Value))
+}

@@ -21,6 +21,10 @@ var fuelConfig = wasm.FuelConfig{InterruptCost: budget.InterruptCost}
 // pristine module and the passes' source) and the fuel configuration, so
 // that later processes skip the rewrite and never reuse a stale one.
 func hardenedModule(cacheDir string) ([]byte, error) {
+	// Every pass and every discovered offset is written against one build.
+	if sum := sha256.Sum256(wasm.QuickJS()); hex.EncodeToString(sum[:]) != wasm.QuickJSSHA256 {
+		return nil, fmt.Errorf("coderun: the QuickJS-NG module is not the pinned build (sha256 %x, want %s)", sum, wasm.QuickJSSHA256)
+	}
 	if cacheDir == "" {
 		return wasm.Harden(wasm.QuickJS(), fuelConfig)
 	}
