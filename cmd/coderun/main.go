@@ -2,6 +2,10 @@
 // sandbox and prints its Result as JSON.
 //
 //	coderun run [flags] FILE   (FILE "-" reads standard input)
+//	coderun mcp [flags] --upstream NAME=COMMAND ...   (an MCP server; see mcp.go)
+//
+// With --upstream NAME=COMMAND (repeatable), run binds the tools of the MCP
+// server COMMAND as the namespace NAME, as coderun mcp does.
 //
 // Exit status: 0 when the program succeeded, 1 when Result.Error is set, 2 on
 // misuse (bad flags, unreadable file, invalid configuration).
@@ -17,6 +21,7 @@ import (
 	"os/signal"
 
 	"github.com/coderun/coderun"
+	"github.com/coderun/coderun/mcp"
 )
 
 func main() {
@@ -24,6 +29,7 @@ func main() {
 }
 
 const usage = `usage: coderun run [flags] FILE
+       coderun mcp [flags] --upstream NAME=COMMAND ...   (coderun mcp -h for its flags)
 
 Runs FILE (TypeScript or JavaScript, the body of an async function; "-" reads
 standard input) in a fresh QuickJS wasm instance and prints the Result as JSON.
@@ -32,6 +38,9 @@ Flags:
 `
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "mcp" {
+		return runMCP(args[1:], stdin, stdout, stderr)
+	}
 	if len(args) == 0 || args[0] != "run" {
 		fmt.Fprint(stderr, usage)
 		return 2
@@ -40,12 +49,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("coderun run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, usage); fs.PrintDefaults() }
-	fs.Uint64Var(&cfg.Fuel, "Fuel", cfg.Fuel, "deterministic compute budget, in fuel units")
-	fs.DurationVar(&cfg.ComputeTime, "ComputeTime", cfg.ComputeTime, "guest busy-time budget")
-	fs.DurationVar(&cfg.WallTime, "WallTime", cfg.WallTime, "wall-clock ceiling for the run")
-	fs.Int64Var(&cfg.MemoryBytes, "MemoryBytes", cfg.MemoryBytes, "cap on the guest's linear memory, in bytes")
-	fs.Int64Var(&cfg.MaxOutputBytes, "MaxOutputBytes", cfg.MaxOutputBytes, "cap on logs plus value, in bytes")
-	fs.IntVar(&cfg.MaxConcurrentCalls, "MaxConcurrentCalls", cfg.MaxConcurrentCalls, "binding calls in flight per run")
+	registerConfigFlags(fs, &cfg)
+	var upstreams upstreamFlags
+	fs.Var(&upstreams, "upstream", upstreamUsage)
 	if err := fs.Parse(args[1:]); err != nil {
 		return 2
 	}
@@ -65,7 +71,21 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	res, err := rt.Run(ctx, coderun.Request{Program: src})
+	var bindings []coderun.Namespace
+	if len(upstreams) > 0 {
+		ups, err := upstreams.upstreams(stderr, nil)
+		if err == nil {
+			err = startUpstreams(ctx, ups)
+		}
+		if err != nil {
+			_ = rt.Close(context.Background())
+			fmt.Fprintf(stderr, "coderun: %v\n", err)
+			return 2
+		}
+		defer func() { _ = mcp.CloseAll(ups) }()
+		bindings = mcp.Bindings(ups)
+	}
+	res, err := rt.Run(ctx, coderun.Request{Program: src, Bindings: bindings})
 	_ = rt.Close(context.Background())
 	if err != nil {
 		fmt.Fprintf(stderr, "coderun: %v\n", err)

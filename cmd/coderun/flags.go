@@ -1,0 +1,86 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+
+	"github.com/coderun/coderun"
+	"github.com/coderun/coderun/mcp"
+)
+
+// registerConfigFlags registers every coderun.Config field on fs as a flag
+// of the same name, defaulting to cfg's current values and parsed into cfg.
+// `coderun run` and `coderun mcp` share it, so their flags cannot drift.
+func registerConfigFlags(fs *flag.FlagSet, cfg *coderun.Config) {
+	fs.Uint64Var(&cfg.Fuel, "Fuel", cfg.Fuel, "deterministic compute budget, in fuel units")
+	fs.DurationVar(&cfg.ComputeTime, "ComputeTime", cfg.ComputeTime, "guest busy-time budget")
+	fs.DurationVar(&cfg.WallTime, "WallTime", cfg.WallTime, "wall-clock ceiling for the run")
+	fs.Int64Var(&cfg.MemoryBytes, "MemoryBytes", cfg.MemoryBytes, "cap on the guest's linear memory, in bytes")
+	fs.Int64Var(&cfg.MaxOutputBytes, "MaxOutputBytes", cfg.MaxOutputBytes, "cap on logs plus value, in bytes")
+	fs.IntVar(&cfg.MaxConcurrentCalls, "MaxConcurrentCalls", cfg.MaxConcurrentCalls, "binding calls in flight per run")
+	fs.StringVar(&cfg.CacheDir, "CacheDir", cfg.CacheDir, `cache of the compiled QuickJS module and snapshot ("" disables it)`)
+	fs.IntVar(&cfg.Prewarm, "Prewarm", cfg.Prewarm, "instances kept instantiated ahead of time (0 disables the pool)")
+}
+
+// upstreamSpec is one --upstream NAME=COMMAND.
+type upstreamSpec struct {
+	flag string // as given, for error messages
+	name string
+	argv []string
+}
+
+// upstreamFlags collects repeated --upstream flags.
+type upstreamFlags []upstreamSpec
+
+// upstreamUsage documents --upstream for both commands.
+const upstreamUsage = "an MCP server to bind, as `NAME=COMMAND` (repeatable): COMMAND is started with its stdio as the transport, " +
+	"and its tools become the members of the namespace NAME; quote COMMAND's arguments as in a shell"
+
+// String implements flag.Value.
+func (u *upstreamFlags) String() string {
+	if u == nil {
+		return ""
+	}
+	specs := make([]string, len(*u))
+	for i, s := range *u {
+		specs[i] = s.flag
+	}
+	return strings.Join(specs, " ")
+}
+
+// Set implements flag.Value.
+func (u *upstreamFlags) Set(v string) error {
+	name, argv, err := mcp.ParseUpstreamSpec(v)
+	if err != nil {
+		return err
+	}
+	*u = append(*u, upstreamSpec{flag: v, name: name, argv: argv})
+	return nil
+}
+
+// upstreams makes the upstreams of u and checks their names; it starts
+// nothing. Each upstream's stderr will be copied to stderr, line by line,
+// prefixed with its name. The error names the offending flag.
+func (u upstreamFlags) upstreams(stderr io.Writer, logger *slog.Logger) ([]*mcp.Upstream, error) {
+	ups := make([]*mcp.Upstream, len(u))
+	for i, s := range u {
+		ups[i] = mcp.NewCommandUpstream(s.name, s.argv, stderr, logger)
+		if err := mcp.CheckNames(ups[:i+1]); err != nil {
+			return nil, fmt.Errorf("--upstream %s: %w", s.flag, err)
+		}
+	}
+	return ups, nil
+}
+
+// startUpstreams starts ups; on error it closes them all.
+func startUpstreams(ctx context.Context, ups []*mcp.Upstream) error {
+	if err := mcp.StartAll(ctx, ups); err != nil {
+		_ = mcp.CloseAll(ups)
+		return fmt.Errorf("--upstream: %w", err)
+	}
+	return nil
+}

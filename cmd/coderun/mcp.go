@@ -1,0 +1,130 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"syscall"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/coderun/coderun"
+	"github.com/coderun/coderun/mcp"
+)
+
+const mcpUsage = `usage: coderun mcp [flags] --upstream NAME=COMMAND [--upstream ...]
+
+Serves a Model Context Protocol server with one tool, run_code, that runs a
+TypeScript program in which every upstream MCP server is a namespace of async
+functions, one per tool (await NAME.tool({...})). The upstreams are started as
+subprocesses speaking MCP over stdio. run_code's description holds the
+TypeScript declarations of every upstream tool.
+
+The server speaks MCP over standard input and output, or over streamable HTTP
+with --http. The Config flags set the budgets of every run.
+
+Flags:
+`
+
+// runMCP is `coderun mcp`. It returns the exit status: 0 when the client
+// disconnected or the process was interrupted, 1 when serving failed, 2 on
+// misuse (bad flags, an upstream name that cannot be a binding, an upstream
+// that cannot be started, an invalid configuration).
+func runMCP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	cfg := coderun.DefaultConfig()
+	fs := flag.NewFlagSet("coderun mcp", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, mcpUsage); fs.PrintDefaults() }
+	var upstreams upstreamFlags
+	fs.Var(&upstreams, "upstream", upstreamUsage)
+	httpAddr := fs.String("http", "", "serve streamable HTTP on `ADDR` (for example localhost:8080) instead of stdio")
+	registerConfigFlags(fs, &cfg)
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() != 0 {
+		fs.Usage()
+		return 2
+	}
+	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+
+	ups, err := upstreams.upstreams(stderr, logger)
+	if err != nil {
+		fmt.Fprintf(stderr, "coderun mcp: %v\n", err)
+		return 2
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	rt, err := coderun.New(cfg)
+	if err != nil {
+		fmt.Fprintf(stderr, "coderun mcp: %v\n", err)
+		return 2
+	}
+	defer func() { _ = rt.Close(context.Background()) }()
+	if err := startUpstreams(ctx, ups); err != nil {
+		fmt.Fprintf(stderr, "coderun mcp: %v\n", err)
+		return 2
+	}
+	defer func() { _ = mcp.CloseAll(ups) }()
+	srv, err := mcp.NewServer(rt, ups, &mcp.ServerOptions{Logger: logger, Version: version()})
+	if err != nil {
+		fmt.Fprintf(stderr, "coderun mcp: %v\n", err)
+		return 2
+	}
+
+	if *httpAddr != "" {
+		err = serveHTTP(ctx, *httpAddr, srv.HTTPHandler(), stderr)
+	} else {
+		err = srv.Serve(ctx, &sdk.IOTransport{Reader: io.NopCloser(stdin), Writer: nopWriteCloser{stdout}})
+	}
+	if err != nil && ctx.Err() == nil && !errors.Is(err, io.EOF) {
+		fmt.Fprintf(stderr, "coderun mcp: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// serveHTTP serves h on addr until ctx is done.
+func serveHTTP(ctx context.Context, addr string, h http.Handler, stderr io.Writer) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "coderun mcp: serving MCP over streamable HTTP at http://%s/\n", ln.Addr())
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(shutdownCtx)
+		<-done
+		return nil
+	}
+}
+
+// nopWriteCloser is an io.WriteCloser whose Close does nothing: closing the
+// MCP session must not close the process's stdout.
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
+
+// version is the module version the binary was built from, or "devel".
+func version() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+		return bi.Main.Version
+	}
+	return "devel"
+}

@@ -1,0 +1,251 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/require"
+)
+
+// The reference MCP server the end-to-end tests use as a real upstream that
+// nobody here wrote. .ci/run installs this version into everythingDir.
+const (
+	everythingVersion = "2026.8.31"
+	everythingDir     = "../../.cache/npm" // relative to this package
+	everythingEnv     = "CODERUN_EVERYTHING_SERVER"
+)
+
+// everythingServer returns the path of the reference server's entry point,
+// from $CODERUN_EVERYTHING_SERVER or the repository's .cache/npm. It fails
+// the test, saying how to install it, when it or node is missing: these
+// tests do not skip.
+func everythingServer(t *testing.T) string {
+	t.Helper()
+	const install = "install it with\n\n\tnpm install --prefix .cache/npm @modelcontextprotocol/server-everything@" +
+		everythingVersion + "\n\nfrom the repository root (.ci/run does this), or set " + everythingEnv +
+		" to the path of its dist/index.js"
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Fatalf("node is needed to run the reference MCP server: %v", err)
+	}
+	path := os.Getenv(everythingEnv)
+	if path == "" {
+		abs, err := filepath.Abs(filepath.Join(everythingDir, "node_modules/@modelcontextprotocol/server-everything/dist/index.js"))
+		require.NoError(t, err)
+		path = abs
+	}
+	pkg, err := os.ReadFile(filepath.Join(filepath.Dir(path), "..", "package.json"))
+	if err != nil {
+		t.Fatalf("the reference MCP server @modelcontextprotocol/server-everything is not installed (%v); %s", err, install)
+	}
+	var meta struct{ Version string }
+	require.NoError(t, json.Unmarshal(pkg, &meta))
+	if meta.Version != everythingVersion {
+		t.Fatalf("the reference MCP server at %s is version %s, the tests expect %s; %s", path, meta.Version, everythingVersion, install)
+	}
+	return path
+}
+
+// everythingUpstream is the --upstream value that binds the reference
+// server as the namespace everything.
+func everythingUpstream(t *testing.T) string {
+	return "everything=node '" + everythingServer(t) + "' stdio"
+}
+
+// buildCoderun builds this command into a temporary directory.
+func buildCoderun(t *testing.T) string {
+	t.Helper()
+	goTool, err := exec.LookPath("go")
+	require.NoError(t, err)
+	bin := filepath.Join(t.TempDir(), "coderun")
+	out, err := exec.Command(goTool, "build", "-o", bin, ".").CombinedOutput()
+	require.NoError(t, err, "go build: %s", out)
+	return bin
+}
+
+// connect starts bin with args as an MCP server subprocess and connects to
+// it over its stdio, as an MCP client (a desktop app, an agent) would.
+func connect(t *testing.T, bin string, args ...string) *sdk.ClientSession {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Stderr = testLog{t}
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "e2e", Version: "1"}, nil).
+		Connect(context.Background(), &sdk.CommandTransport{Command: cmd}, nil)
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, cs.Close()) })
+	return cs
+}
+
+// runCode calls run_code and returns its only text and whether it is an
+// error result.
+func runCode(t *testing.T, cs *sdk.ClientSession, code string) (string, bool) {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "run_code", Arguments: map[string]any{"code": code}})
+	require.NoError(t, err)
+	require.Len(t, res.Content, 1)
+	text, ok := res.Content[0].(*sdk.TextContent)
+	require.True(t, ok, "content %T", res.Content[0])
+	return text.Text, res.IsError
+}
+
+// testLog writes a subprocess's stderr to the test log.
+type testLog struct{ t *testing.T }
+
+func (l testLog) Write(p []byte) (int, error) {
+	l.t.Log(strings.TrimRight(string(p), "\n"))
+	return len(p), nil
+}
+
+// TestMCPCommand drives the coderun binary as an MCP server, with the
+// reference server as its upstream over stdio, and without upstreams over
+// streamable HTTP.
+func TestMCPCommand(t *testing.T) {
+	upstream := everythingUpstream(t)
+	bin := buildCoderun(t)
+
+	t.Run("stdio with the reference server", func(t *testing.T) {
+		cs := connect(t, bin, "mcp", "--upstream", upstream, "--ComputeTime", "2s")
+
+		tools, err := cs.ListTools(context.Background(), nil)
+		require.NoError(t, err)
+		require.Len(t, tools.Tools, 1)
+		tool := tools.Tools[0]
+		require.Equal(t, "run_code", tool.Name)
+		for _, want := range []string{
+			"declare const everything: {\n",
+			"  /** Echoes back the input string */\n  echo(args: {\n    /** Message to echo */\n    message: string;\n  }): Promise<unknown>;\n",
+			"  /** Returns the sum of two numbers */\n  \"get-sum\"(args: {\n    /** First number */\n    a: number;\n",
+			"    location: \"New York\" | \"Chicago\" | \"Los Angeles\";\n  }): Promise<{\n    /** Temperature in celsius */\n    temperature: number;\n",
+			"declare class ToolCallError extends Error { readonly toolName: string; }\n",
+			"e instanceof ToolCallError",
+		} {
+			require.Contains(t, tool.Description, want)
+		}
+
+		text, isError := runCode(t, cs, `const [echo, sum] = await Promise.all([
+  everything.echo({message: "hello"}),
+  everything["get-sum"]({a: 2, b: 3}),
+]);
+let failed = "", mentionsLocation = false;
+try {
+  await everything["get-structured-content"]({location: "Paris"});
+} catch (e) {
+  if (e instanceof ToolCallError) {
+    failed = e.toolName;
+    mentionsLocation = e.message.includes("location");
+  }
+}
+console.log("parallel done");
+return {echo, sum, total: Number(/is (\d+)/.exec(sum)[1]) * 10, failed, mentionsLocation};`)
+		require.False(t, isError, text)
+		require.Equal(t, `parallel done
+{
+  "echo": "Echo: hello",
+  "sum": "The sum of 2 and 3 is 5.",
+  "total": 50,
+  "failed": "get-structured-content",
+  "mentionsLocation": true
+}`, text)
+
+		text, isError = runCode(t, cs, `console.log("spinning"); while (true) {}`)
+		require.True(t, isError)
+		require.True(t, strings.HasPrefix(text, "code run failed (timeout): "), text)
+		require.Contains(t, text, "spinning")
+
+		// The examples of the description run as they are.
+		examples := regexp.MustCompile("(?s)```ts\n(.*?)```").FindAllStringSubmatch(tool.Description, -1)
+		require.Len(t, examples, 3)
+		for _, ex := range examples[:2] {
+			text, isError := runCode(t, cs, ex[1])
+			require.False(t, isError, "example:\n%s\nresult: %s", ex[1], text)
+		}
+	})
+
+	t.Run("streamable HTTP", func(t *testing.T) {
+		cmd := exec.Command(bin, "mcp", "--http", "127.0.0.1:0")
+		stderr, err := cmd.StderrPipe()
+		require.NoError(t, err)
+		require.NoError(t, cmd.Start())
+		exited := false
+		t.Cleanup(func() {
+			if !exited {
+				_ = cmd.Process.Kill()
+				_ = cmd.Wait()
+			}
+		})
+		lines := bufio.NewScanner(stderr)
+		var endpoint string
+		for endpoint == "" && lines.Scan() {
+			if m := regexp.MustCompile(`at (http://\S+)`).FindStringSubmatch(lines.Text()); m != nil {
+				endpoint = m[1]
+			}
+		}
+		require.NotEmpty(t, endpoint, "no address on stderr")
+		go func() { _, _ = io.Copy(io.Discard, stderr) }()
+
+		cs, err := sdk.NewClient(&sdk.Implementation{Name: "e2e", Version: "1"}, nil).
+			Connect(context.Background(), &sdk.StreamableClientTransport{Endpoint: endpoint}, nil)
+		require.NoError(t, err)
+		text, isError := runCode(t, cs, `return [1, 2, 3].map(x => x * 2)`)
+		require.False(t, isError, text)
+		require.Equal(t, "[\n  2,\n  4,\n  6\n]", text)
+		require.NoError(t, cs.Close())
+
+		require.NoError(t, cmd.Process.Signal(os.Interrupt))
+		require.NoError(t, cmd.Wait(), "coderun mcp exits with status 0 when interrupted")
+		exited = true
+	})
+}
+
+// coderun run --upstream binds the same namespaces for one program: the
+// example program runs against the reference server.
+func TestRunWithUpstream(t *testing.T) {
+	upstream := everythingUpstream(t)
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"run", "--upstream", upstream, "../../examples/everything.ts"}, strings.NewReader(""), &stdout, &stderr)
+	require.Equal(t, 0, code, "stderr: %s", stderr.String())
+	require.JSONEq(t, `{
+  "value": {"answer": 42, "weatherFields": ["conditions", "humidity", "temperature"], "rejected": "get-structured-content"},
+  "logs": ["Echo: hello from coderun"]
+}`, stdout.String())
+}
+
+func TestMCPMisuse(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{name: "positional argument", args: []string{"mcp", "extra"}, want: "usage: coderun mcp"},
+		{name: "bad flag", args: []string{"mcp", "--Bogus", "1"}, want: "Bogus"},
+		{name: "not NAME=COMMAND", args: []string{"mcp", "--upstream", "node server.js"}, want: `invalid value "node server.js" for flag -upstream: upstream "node server.js" is not NAME=COMMAND`},
+		{name: "unterminated quote", args: []string{"mcp", "--upstream", "files=node 'x"}, want: "unterminated ' quote"},
+		{name: "name not an identifier", args: []string{"mcp", "--upstream", "my-files=true"},
+			want: `coderun mcp: --upstream my-files=true: upstream "my-files": coderun: invalid binding declaration: binding global "my-files" is not a usable identifier`},
+		{name: "reserved name", args: []string{"mcp", "--upstream", "console=true"}, want: `--upstream console=true: upstream "console"`},
+		{name: "duplicate name", args: []string{"mcp", "--upstream", "a=true", "--upstream", "a=false"}, want: `--upstream a=false: upstream "a": coderun: invalid binding declaration: duplicate binding global "a"`},
+		{name: "command not found", args: []string{"mcp", "--upstream", "files=/nonexistent/server"}, want: `coderun mcp: --upstream: starting upstream "files": `},
+		{name: "not an MCP server", args: []string{"mcp", "--upstream", "files=true"}, want: `coderun mcp: --upstream: starting upstream "files": `},
+		{name: "invalid config", args: []string{"mcp", "--MaxConcurrentCalls", "0"}, want: "Config.MaxConcurrentCalls"},
+		{name: "run: name not an identifier", args: []string{"run", "--upstream", "my-files=true", "-"},
+			want: `coderun: --upstream my-files=true: upstream "my-files": coderun: invalid binding declaration`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			code := run(tc.args, strings.NewReader("return 1"), &stdout, &stderr)
+			require.Equal(t, 2, code, "stderr: %s", stderr.String())
+			require.Contains(t, stderr.String(), tc.want)
+			require.Empty(t, stdout.String())
+		})
+	}
+}

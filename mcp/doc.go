@@ -1,0 +1,24 @@
+// Package mcp turns Model Context Protocol servers into coderun bindings and
+// serves them to MCP clients as a single "code mode" tool.
+//
+// An [Upstream] is one MCP server that coderun talks to as a client: it is
+// started (for example as a subprocess over stdio), its tools are listed, and
+// each tool becomes a member of a [coderun.Namespace] named after the
+// upstream, so that a program can write
+//
+//	const [a, b] = await Promise.all([files.read_file({path: "a"}), files.read_file({path: "b"})]);
+//
+// A call resolves to the tool's structuredContent when it has one, else to
+// its text content (parsed as JSON when the text is JSON); a result flagged
+// isError rejects the call with the tool's text, as a ToolCallError whose
+// toolName is the tool's name (for the first upstream only: see Bindings).
+// An upstream that dies makes its calls reject
+// with "upstream NAME is not running: REASON" and is restarted lazily, at the
+// start of the next run.
+//
+// A [Server] is an MCP server with one tool, run_code, whose input is
+// {code: string}. Its description holds the TypeScript declarations of every
+// upstream tool, rendered from the tools' JSON Schemas by [SchemaTS], so a
+// model can write correct calls the first time. Each call runs the code in a
+// fresh coderun instance of one shared [coderun.Runtime].
+package mcp

@@ -1,0 +1,130 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/coderun/coderun"
+	"github.com/coderun/coderun/hostcalls"
+)
+
+// The error class of upstream namespaces: rejected calls are instances of
+// ToolCallError, whose toolName property is the tool's name.
+const (
+	ErrorClassName           = "ToolCallError"
+	ErrorClassMemberProperty = "toolName"
+)
+
+// Bindings returns one namespace per upstream (see Namespace), in order,
+// with the tools each upstream listed last.
+//
+// coderun refuses two namespaces that inject the same error class, so only
+// the first upstream's namespace has ToolCallError; the calls of the others
+// reject with plain Errors. Declarations says so.
+func Bindings(upstreams []*Upstream) []coderun.Namespace {
+	ns := make([]coderun.Namespace, len(upstreams))
+	for i, u := range upstreams {
+		ns[i] = Namespace(u, i == 0)
+	}
+	return ns
+}
+
+// Namespace returns u's tools as a coderun namespace named u.Name(): each
+// tool is a member of the same name that calls Upstream.Call. With
+// errorClass, rejections are ToolCallError instances.
+func Namespace(u *Upstream, errorClass bool) coderun.Namespace {
+	tools := u.Tools()
+	ns := coderun.Namespace{Global: u.Name(), Functions: make(map[string]coderun.Func, len(tools))}
+	for _, t := range tools {
+		name := t.Name
+		ns.Functions[name] = func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
+			return u.Call(ctx, name, args)
+		}
+	}
+	if errorClass {
+		ns.ErrorClass = &coderun.ErrorClass{Name: ErrorClassName, MemberNameProperty: ErrorClassMemberProperty}
+	}
+	return ns
+}
+
+// CheckNames reports, wrapping coderun.ErrInvalidBinding, the first upstream
+// whose name cannot be a binding global (not an identifier, a reserved word
+// or global, "ToolCallError", or a repeated name), naming the upstream.
+func CheckNames(upstreams []*Upstream) error {
+	var decls []hostcalls.Decl
+	for i, u := range upstreams {
+		d := hostcalls.Decl{Global: u.Name()}
+		if i == 0 {
+			d.ErrorClass, d.MemberProperty = ErrorClassName, ErrorClassMemberProperty
+		}
+		decls = append(decls, d)
+		if err := hostcalls.Validate(decls); err != nil {
+			return fmt.Errorf("upstream %q: %w", u.Name(), err)
+		}
+	}
+	return nil
+}
+
+// Declarations renders the TypeScript declarations of upstreams' namespaces,
+// in order, from their tools' input and output schemas (see SchemaTS), with
+// the tools' descriptions as doc comments, followed by ToolCallError. A tool
+// without an output schema resolves to unknown.
+func Declarations(upstreams []*Upstream) string {
+	var b strings.Builder
+	for i, u := range upstreams {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		class, prop := "", ""
+		if i == 0 {
+			class, prop = ErrorClassName, ErrorClassMemberProperty
+		}
+		b.WriteString(hostcalls.RenderDeclarations(u.Name(), members(u.Tools()), class, prop))
+	}
+	return b.String()
+}
+
+func members(tools []*sdk.Tool) []hostcalls.Member {
+	ms := make([]hostcalls.Member, len(tools))
+	for i, t := range tools {
+		doc := t.Description
+		if doc == "" {
+			doc = t.Title
+		}
+		result := tsUnknown
+		if t.OutputSchema != nil {
+			result = SchemaTS(t.OutputSchema, "  ")
+		}
+		ms[i] = hostcalls.Member{Name: t.Name, Doc: doc, Params: SchemaTS(t.InputSchema, "  "), Result: result}
+	}
+	return ms
+}
+
+// StartAll starts every upstream concurrently and returns their errors
+// joined, or nil when all started.
+func StartAll(ctx context.Context, upstreams []*Upstream) error {
+	errs := make([]error, len(upstreams))
+	var wg sync.WaitGroup
+	for i, u := range upstreams {
+		wg.Go(func() { errs[i] = u.Start(ctx) })
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// CloseAll closes every upstream and returns their errors joined.
+func CloseAll(upstreams []*Upstream) error {
+	errs := make([]error, len(upstreams))
+	var wg sync.WaitGroup
+	for i, u := range upstreams {
+		wg.Go(func() { errs[i] = u.Close() })
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}

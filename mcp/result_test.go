@@ -1,0 +1,57 @@
+package mcp
+
+import (
+	"testing"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/require"
+)
+
+func text(s string) sdk.Content { return &sdk.TextContent{Text: s} }
+
+func TestResultJSON(t *testing.T) {
+	tests := []struct {
+		name    string
+		res     *sdk.CallToolResult
+		want    string
+		wantErr string
+	}{
+		{name: "structured wins over text",
+			res:  &sdk.CallToolResult{Content: []sdk.Content{text(`{"sum":3}`)}, StructuredContent: map[string]any{"sum": 3.5, "tag": "<a>"}},
+			want: `{"sum":3.5,"tag":"<a>"}`},
+		{name: "structured array", res: &sdk.CallToolResult{StructuredContent: []any{1.0, "x"}}, want: `[1,"x"]`},
+		{name: "structured not lossless", res: &sdk.CallToolResult{StructuredContent: map[string]any{"n": 1e300}},
+			wantErr: "the tool's structuredContent is not lossless JSON: integer beyond ±2^53: 1e+300 at offset 5"},
+		{name: "plain text", res: &sdk.CallToolResult{Content: []sdk.Content{text("Echo: hi")}}, want: `"Echo: hi"`},
+		{name: "html is not escaped", res: &sdk.CallToolResult{Content: []sdk.Content{text("<b>&</b>")}}, want: `"<b>&</b>"`},
+		{name: "JSON text", res: &sdk.CallToolResult{Content: []sdk.Content{text(" {\"a\": [1, null]}\n")}}, want: `{"a": [1, null]}`},
+		{name: "number text", res: &sdk.CallToolResult{Content: []sdk.Content{text("42")}}, want: `42`},
+		{name: "lossy JSON text stays a string", res: &sdk.CallToolResult{Content: []sdk.Content{text("12345678901234567890")}}, want: `"12345678901234567890"`},
+		{name: "duplicate keys stay a string", res: &sdk.CallToolResult{Content: []sdk.Content{text(`{"a":1,"a":2}`)}}, want: `"{\"a\":1,\"a\":2}"`},
+		{name: "texts joined", res: &sdk.CallToolResult{Content: []sdk.Content{text("a"), text("b")}}, want: `"a\nb"`},
+		{name: "texts joined into JSON", res: &sdk.CallToolResult{Content: []sdk.Content{text("[1,"), text("2]")}}, want: "[1,\n2]"},
+		{name: "empty text", res: &sdk.CallToolResult{Content: []sdk.Content{text("")}}, want: `""`},
+		{name: "no content", res: &sdk.CallToolResult{}, want: `null`},
+		{name: "nil", res: nil, want: `null`},
+		{name: "image",
+			res:  &sdk.CallToolResult{Content: []sdk.Content{text("logo:"), &sdk.ImageContent{Data: []byte("png"), MIMEType: "image/png"}}},
+			want: `[{"type":"text","text":"logo:"},{"type":"image","mimeType":"image/png","data":"cG5n"}]`},
+		{name: "error", res: &sdk.CallToolResult{IsError: true, Content: []sdk.Content{text("no such file"), text("(ENOENT)")}},
+			wantErr: "no such file\n(ENOENT)"},
+		{name: "error without text", res: &sdk.CallToolResult{IsError: true}, wantErr: "the tool reported an error without a message"},
+		{name: "error with structured content", res: &sdk.CallToolResult{IsError: true, Content: []sdk.Content{text("bad")}, StructuredContent: map[string]any{}},
+			wantErr: "bad"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := ResultJSON(tc.res)
+			if tc.wantErr != "" {
+				require.EqualError(t, err, tc.wantErr)
+				require.Nil(t, got)
+				return
+			}
+			require.NoError(t, err)
+			require.Equal(t, tc.want, string(got))
+		})
+	}
+}

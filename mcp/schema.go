@@ -1,0 +1,523 @@
+package mcp
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// maxSchemaDepth bounds how deeply SchemaTS descends into a schema, so that a
+// hostile or pathological schema cannot make the declarations explode.
+const maxSchemaDepth = 24
+
+// SchemaTS renders a JSON Schema as the TypeScript type of the values it
+// accepts, for a model's prompt. schema is the schema as decoded JSON
+// (map[string]any, bool, ...), a json.RawMessage, or anything else that
+// marshals to JSON.
+//
+// Understood: type (a string or an array of strings), properties, required,
+// additionalProperties and patternProperties (an index signature), items and
+// prefixItems (arrays and tuples), enum, const, anyOf, oneOf, allOf, nullable
+// (OpenAPI), boolean schemas and local $refs ("#/$defs/..."; a recursive
+// reference renders as unknown). A property's description becomes its doc
+// comment, with its default as an @default line. Anything else, and
+// any schema that cannot be decoded, renders as unknown.
+//
+// Objects are inline ({ a: number; b?: string }) when they are short and no
+// property has a doc comment; otherwise they span several lines, indented
+// from indent, the indentation of the line the type starts on.
+func SchemaTS(schema any, indent string) string {
+	root, ok := decodeSchema(schema)
+	if !ok {
+		return tsUnknown
+	}
+	r := schemaRenderer{root: root, active: map[string]bool{}}
+	return r.render(root, indent, 0).ts
+}
+
+const (
+	tsUnknown = "unknown"
+	tsNever   = "never"
+)
+
+// decodeSchema turns schema into decoded JSON values.
+func decodeSchema(schema any) (any, bool) {
+	switch s := schema.(type) {
+	case nil:
+		return nil, false
+	case map[string]any, bool:
+		return s, true
+	case json.RawMessage:
+		return decodeJSON(s)
+	case []byte:
+		return decodeJSON(s)
+	}
+	b, err := json.Marshal(schema)
+	if err != nil {
+		return nil, false
+	}
+	return decodeJSON(b)
+}
+
+func decodeJSON(b []byte) (any, bool) {
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	if err := dec.Decode(&v); err != nil {
+		return nil, false
+	}
+	return v, true
+}
+
+// precedence of a rendered type, for parenthesising.
+type precedence int
+
+const (
+	precUnion        precedence = iota // A | B
+	precIntersection                   // A & B
+	precPrimary                        // everything else
+)
+
+type rendered struct {
+	ts   string
+	prec precedence
+}
+
+func primary(ts string) rendered { return rendered{ts: ts, prec: precPrimary} }
+
+type schemaRenderer struct {
+	root   any
+	active map[string]bool // $refs being rendered, to stop recursion
+}
+
+func (r *schemaRenderer) render(s any, indent string, depth int) rendered {
+	if depth > maxSchemaDepth {
+		return primary(tsUnknown)
+	}
+	switch s := s.(type) {
+	case bool:
+		if s {
+			return primary(tsUnknown)
+		}
+		return primary(tsNever)
+	case map[string]any:
+		return r.renderObjectSchema(s, indent, depth)
+	}
+	return primary(tsUnknown)
+}
+
+func (r *schemaRenderer) renderObjectSchema(s map[string]any, indent string, depth int) rendered {
+	if ref, ok := s["$ref"].(string); ok {
+		target, found := resolveRef(r.root, ref)
+		if !found || r.active[ref] {
+			return primary(tsUnknown)
+		}
+		r.active[ref] = true
+		defer delete(r.active, ref)
+		return r.render(target, indent, depth+1)
+	}
+	if c, ok := s["const"]; ok {
+		return primary(literal(c))
+	}
+	if e, ok := s["enum"].([]any); ok {
+		lits := make([]rendered, len(e))
+		for i, v := range e {
+			lits[i] = primary(literal(v))
+		}
+		return union(lits)
+	}
+
+	base := r.renderTyped(s, indent, depth)
+	parts := []rendered{base}
+	for _, key := range []string{"anyOf", "oneOf"} {
+		if alts, ok := s[key].([]any); ok && len(alts) > 0 {
+			members := make([]rendered, len(alts))
+			for i, a := range alts {
+				members[i] = r.render(a, indent, depth+1)
+			}
+			parts = append(parts, union(members))
+		}
+	}
+	if all, ok := s["allOf"].([]any); ok {
+		for _, a := range all {
+			parts = append(parts, r.render(a, indent, depth+1))
+		}
+	}
+	t := intersection(parts)
+	if nullable, _ := s["nullable"].(bool); nullable && t.ts != tsUnknown {
+		t = union([]rendered{t, primary("null")})
+	}
+	return t
+}
+
+// renderTyped renders what the schema's type keyword (or, without one, its
+// object or array keywords) says.
+func (r *schemaRenderer) renderTyped(s map[string]any, indent string, depth int) rendered {
+	var types []string
+	switch t := s["type"].(type) {
+	case string:
+		types = []string{t}
+	case []any:
+		for _, v := range t {
+			if name, ok := v.(string); ok {
+				types = append(types, name)
+			}
+		}
+	default:
+		switch {
+		case hasAny(s, "properties", "additionalProperties", "patternProperties"):
+			types = []string{"object"}
+		case hasAny(s, "items", "prefixItems"):
+			types = []string{"array"}
+		default:
+			return primary(tsUnknown)
+		}
+	}
+	members := make([]rendered, 0, len(types))
+	for _, t := range types {
+		switch t {
+		case "string", "number", "boolean", "null":
+			members = append(members, primary(t))
+		case "integer":
+			members = append(members, primary("number"))
+		case "array":
+			members = append(members, r.renderArray(s, indent, depth))
+		case "object":
+			members = append(members, r.renderObject(s, indent, depth))
+		default:
+			members = append(members, primary(tsUnknown))
+		}
+	}
+	return union(members)
+}
+
+func hasAny(s map[string]any, keys ...string) bool {
+	for _, k := range keys {
+		if _, ok := s[k]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+func (r *schemaRenderer) renderArray(s map[string]any, indent string, depth int) rendered {
+	prefix, _ := s["prefixItems"].([]any)
+	rest, hasRest := s["items"]
+	if tuple, ok := rest.([]any); ok { // draft-07 tuple form
+		prefix, rest = tuple, s["additionalItems"]
+		_, hasRest = s["additionalItems"]
+	}
+	if len(prefix) == 0 {
+		if !hasRest {
+			return primary("unknown[]")
+		}
+		return primary(arrayOf(r.render(rest, indent, depth+1)))
+	}
+	elems := make([]string, 0, len(prefix)+1)
+	for _, p := range prefix {
+		elems = append(elems, r.render(p, indent, depth+1).ts)
+	}
+	closed := false
+	if hasRest {
+		if b, ok := rest.(bool); ok && !b {
+			closed = true
+		}
+	}
+	if !closed {
+		restTS := primary(tsUnknown)
+		if hasRest {
+			restTS = r.render(rest, indent, depth+1)
+		}
+		elems = append(elems, "..."+arrayOf(restTS))
+	}
+	return primary("[" + strings.Join(elems, ", ") + "]")
+}
+
+func arrayOf(elem rendered) string {
+	if elem.prec < precPrimary {
+		return "(" + elem.ts + ")[]"
+	}
+	return elem.ts + "[]"
+}
+
+type tsProperty struct {
+	index    bool // the index signature, [key: string]
+	name     string
+	doc      string
+	optional bool
+	ts       string
+}
+
+// maxInlineObject is the longest object type rendered on one line.
+const maxInlineObject = 72
+
+func (r *schemaRenderer) renderObject(s map[string]any, indent string, depth int) rendered {
+	inner := indent + "  "
+	props, _ := s["properties"].(map[string]any)
+	required := map[string]bool{}
+	var order []string
+	if req, ok := s["required"].([]any); ok {
+		for _, v := range req {
+			if name, ok := v.(string); ok && !required[name] {
+				required[name] = true
+				if _, declared := props[name]; declared {
+					order = append(order, name)
+				}
+			}
+		}
+	}
+	var optional []string
+	for name := range props {
+		if !required[name] {
+			optional = append(optional, name)
+		}
+	}
+	slices.Sort(optional)
+	order = append(order, optional...)
+
+	var fields []tsProperty
+	for _, name := range order {
+		p := props[name]
+		fields = append(fields, tsProperty{
+			name:     name,
+			doc:      propertyDoc(p),
+			optional: !required[name],
+			ts:       r.render(p, inner, depth+1).ts,
+		})
+	}
+
+	var index []rendered
+	if pp, ok := s["patternProperties"].(map[string]any); ok {
+		keys := make([]string, 0, len(pp))
+		for k := range pp {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			index = append(index, r.render(pp[k], inner, depth+1))
+		}
+	}
+	if ap, ok := s["additionalProperties"]; ok {
+		if b, isBool := ap.(bool); !isBool || b {
+			index = append(index, r.render(ap, inner, depth+1))
+		}
+	} else if props == nil && len(index) == 0 {
+		index = append(index, primary(tsUnknown))
+	}
+	if len(index) > 0 {
+		fields = append(fields, tsProperty{index: true, ts: union(index).ts})
+	}
+	if len(fields) == 0 {
+		return primary("{}")
+	}
+
+	multiline := false
+	parts := make([]string, len(fields))
+	for i, f := range fields {
+		if f.doc != "" || strings.Contains(f.ts, "\n") {
+			multiline = true
+		}
+		parts[i] = f.key() + ": " + f.ts
+	}
+	if inline := "{ " + strings.Join(parts, "; ") + " }"; !multiline && len(inline) <= maxInlineObject {
+		return primary(inline)
+	}
+	var b strings.Builder
+	b.WriteString("{\n")
+	for i, f := range fields {
+		writeDoc(&b, inner, f.doc)
+		b.WriteString(inner + parts[i] + ";\n")
+	}
+	b.WriteString(indent + "}")
+	return primary(b.String())
+}
+
+func (f tsProperty) key() string {
+	if f.index {
+		return "[key: string]"
+	}
+	k := propertyName(f.name)
+	if f.optional {
+		k += "?"
+	}
+	return k
+}
+
+// propertyDoc is a property's doc comment: its description (or title), and
+// its default value.
+func propertyDoc(p any) string {
+	m, ok := p.(map[string]any)
+	if !ok {
+		return ""
+	}
+	doc, _ := m["description"].(string)
+	if doc == "" {
+		doc, _ = m["title"].(string)
+	}
+	if d, ok := m["default"]; ok {
+		if doc != "" {
+			doc += "\n"
+		}
+		doc += "@default " + literal(d)
+	}
+	return doc
+}
+
+// literal renders a JSON value as a TypeScript literal type: JSON's strings,
+// numbers, booleans, null, arrays (tuples) and objects are all valid
+// TypeScript type syntax with the same meaning.
+func literal(v any) string {
+	b, err := marshalJSON(v)
+	if err != nil {
+		return tsUnknown
+	}
+	return string(b)
+}
+
+// union joins types with " | ", flattening nested unions, dropping
+// duplicates and never, and collapsing to unknown when any member is unknown.
+func union(members []rendered) rendered {
+	var out []string
+	for _, m := range members {
+		if m.ts == tsUnknown {
+			return primary(tsUnknown)
+		}
+		if m.ts == tsNever || slices.Contains(out, m.ts) {
+			continue
+		}
+		out = append(out, m.ts)
+	}
+	switch len(out) {
+	case 0:
+		return primary(tsNever)
+	case 1:
+		if len(members) == 1 {
+			return members[0]
+		}
+		return primary(out[0])
+	}
+	return rendered{ts: strings.Join(out, " | "), prec: precUnion}
+}
+
+// intersection joins types with " & ", dropping unknown members (which
+// constrain nothing) and parenthesising unions.
+func intersection(members []rendered) rendered {
+	var out []rendered
+	for _, m := range members {
+		if m.ts == tsUnknown || slices.ContainsFunc(out, func(o rendered) bool { return o.ts == m.ts }) {
+			continue
+		}
+		if m.ts == tsNever {
+			return primary(tsNever)
+		}
+		out = append(out, m)
+	}
+	switch len(out) {
+	case 0:
+		return primary(tsUnknown)
+	case 1:
+		return out[0]
+	}
+	parts := make([]string, len(out))
+	for i, m := range out {
+		parts[i] = m.ts
+		if m.prec == precUnion {
+			parts[i] = "(" + m.ts + ")"
+		}
+	}
+	return rendered{ts: strings.Join(parts, " & "), prec: precIntersection}
+}
+
+// resolveRef resolves a local JSON pointer reference ("#", "#/$defs/x").
+func resolveRef(root any, ref string) (any, bool) {
+	if ref == "#" {
+		return root, true
+	}
+	path, ok := strings.CutPrefix(ref, "#/")
+	if !ok {
+		return nil, false
+	}
+	cur := root
+	for _, tok := range strings.Split(path, "/") {
+		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		m, ok := cur.(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		if cur, ok = m[tok]; !ok {
+			return nil, false
+		}
+	}
+	return cur, true
+}
+
+// writeDoc writes doc as a JSDoc comment indented by indent, or nothing when
+// doc is blank, in the layout hostcalls.RenderDeclarations uses.
+func writeDoc(b *strings.Builder, indent, doc string) {
+	doc = strings.ReplaceAll(doc, "\r\n", "\n")
+	doc = strings.ReplaceAll(doc, "\r", "\n")
+	doc = strings.ReplaceAll(doc, "*/", "*\\/")
+	lines := strings.Split(doc, "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " \t")
+	}
+	for len(lines) > 0 && lines[0] == "" {
+		lines = lines[1:]
+	}
+	for len(lines) > 0 && lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	switch len(lines) {
+	case 0:
+		return
+	case 1:
+		b.WriteString(indent + "/** " + lines[0] + " */\n")
+		return
+	}
+	b.WriteString(indent + "/**\n")
+	for _, l := range lines {
+		if l == "" {
+			b.WriteString(indent + " *\n")
+		} else {
+			b.WriteString(indent + " * " + l + "\n")
+		}
+	}
+	b.WriteString(indent + " */\n")
+}
+
+// propertyName renders name as a TypeScript property name: bare when it is
+// an ASCII identifier, else as a JSON string literal (which is also a valid
+// TypeScript string literal).
+func propertyName(name string) string {
+	if isTSIdentifier(name) {
+		return name
+	}
+	return literal(name)
+}
+
+// memberAccess renders how a program reaches member name of global:
+// files.read_file or everything["get-sum"].
+func memberAccess(global, name string) string {
+	if isTSIdentifier(name) {
+		return global + "." + name
+	}
+	return fmt.Sprintf("%s[%s]", global, literal(name))
+}
+
+func isTSIdentifier(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '_', c == '$', 'A' <= c && c <= 'Z', 'a' <= c && c <= 'z':
+		case '0' <= c && c <= '9' && i > 0:
+		default:
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,113 @@
+package mcp
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestSchemaTS(t *testing.T) {
+	tests := []struct {
+		name   string
+		schema string
+		want   string
+	}{
+		{"true", `true`, "unknown"},
+		{"false", `false`, "never"},
+		{"empty", `{}`, "unknown"},
+		{"not a schema", `42`, "unknown"},
+		{"string", `{"type": "string", "format": "uri"}`, "string"},
+		{"integer", `{"type": "integer"}`, "number"},
+		{"null", `{"type": "null"}`, "null"},
+		{"unknown type", `{"type": "decimal"}`, "unknown"},
+		{"type array", `{"type": ["string", "null"]}`, "string | null"},
+		{"nullable", `{"type": "number", "nullable": true}`, "number | null"},
+		{"const", `{"const": "a\"b"}`, `"a\"b"`},
+		{"enum", `{"type": "string", "enum": ["x", 1, null, true]}`, `"x" | 1 | null | true`},
+		{"array", `{"type": "array", "items": {"type": "string"}}`, "string[]"},
+		{"array of union", `{"type": "array", "items": {"type": ["string", "number"]}}`, "(string | number)[]"},
+		{"array without items", `{"type": "array"}`, "unknown[]"},
+		{"implicit array", `{"items": {"type": "boolean"}}`, "boolean[]"},
+		{"tuple", `{"type": "array", "prefixItems": [{"type": "string"}, {"type": "number"}], "items": false}`, "[string, number]"},
+		{"open tuple", `{"type": "array", "prefixItems": [{"type": "string"}]}`, "[string, ...unknown[]]"},
+		{"draft-07 tuple", `{"type": "array", "items": [{"type": "string"}], "additionalItems": {"type": "number"}}`, "[string, ...number[]]"},
+		{"anyOf", `{"anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}]}`, "string | string[]"},
+		{"oneOf with unknown", `{"oneOf": [{"type": "string"}, {}]}`, "unknown"},
+		{"anyOf duplicates", `{"anyOf": [{"type": "string"}, {"type": "string", "minLength": 1}]}`, "string"},
+		{"allOf", `{"allOf": [{"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"]}, {"type": "object", "properties": {"b": {"type": "number"}}}]}`,
+			"{ a: string } & { b?: number }"},
+		{"object and anyOf of requirements", `{"type": "object", "properties": {"a": {"type": "string"}}, "anyOf": [{"required": ["a"]}, {"required": ["b"]}]}`,
+			"{ a?: string }"},
+		{"object", `{"type": "object", "properties": {"b": {"type": "number"}, "a": {"type": "string"}, "c": {"type": "boolean"}}, "required": ["b", "a"]}`,
+			"{ b: number; a: string; c?: boolean }"},
+		{"empty object", `{"type": "object", "properties": {}}`, "{}"},
+		{"closed empty object", `{"type": "object", "additionalProperties": false}`, "{}"},
+		{"free object", `{"type": "object"}`, "{ [key: string]: unknown }"},
+		{"map", `{"type": "object", "additionalProperties": {"type": "number"}}`, "{ [key: string]: number }"},
+		{"open object", `{"type": "object", "properties": {"a": {"type": "string"}}, "additionalProperties": true}`,
+			"{ a?: string; [key: string]: unknown }"},
+		{"pattern properties", `{"type": "object", "patternProperties": {"^x": {"type": "string"}, "^y": {"type": "number"}}, "additionalProperties": false}`,
+			"{ [key: string]: string | number }"},
+		{"quoted names", `{"type": "object", "properties": {"my-key": {"type": "string"}, "9": {}, "*/": {}}, "required": ["my-key"]}`,
+			`{ "my-key": string; "*/"?: unknown; "9"?: unknown }`},
+		{"nested", `{"type": "object", "properties": {"tags": {"type": "array", "items": {"type": "object", "properties": {"k": {"type": "string"}}, "required": ["k"]}}}, "required": ["tags"]}`,
+			"{ tags: { k: string }[] }"},
+		{"described", `{"type": "object", "properties": {"path": {"type": "string", "description": "File to read. */ not a comment end"}, "n": {"type": "integer", "description": "Lines\nto read", "default": 10}}, "required": ["path"]}`,
+			"{\n" +
+				"    /** File to read. *\\/ not a comment end */\n" +
+				"    path: string;\n" +
+				"    /**\n" +
+				"     * Lines\n" +
+				"     * to read\n" +
+				"     * @default 10\n" +
+				"     */\n" +
+				"    n?: number;\n" +
+				"  }"},
+		{"nested multi-line", `{"type": "object", "properties": {"o": {"type": "object", "properties": {"x": {"type": "string", "description": "an x"}}}}}`,
+			"{\n" +
+				"    o?: {\n" +
+				"      /** an x */\n" +
+				"      x?: string;\n" +
+				"    };\n" +
+				"  }"},
+		{"long inline becomes multi-line", `{"type": "object", "properties": {"aaaaaaaaaaaaaaaaaaaa": {"type": "string"}, "bbbbbbbbbbbbbbbbbbbb": {"type": "string"}, "cccccccccccccccccccc": {"type": "string"}}}`,
+			"{\n" +
+				"    aaaaaaaaaaaaaaaaaaaa?: string;\n" +
+				"    bbbbbbbbbbbbbbbbbbbb?: string;\n" +
+				"    cccccccccccccccccccc?: string;\n" +
+				"  }"},
+		{"ref", `{"type": "object", "properties": {"p": {"$ref": "#/$defs/point"}}, "required": ["p"], "$defs": {"point": {"type": "object", "properties": {"x": {"type": "number"}}, "required": ["x"]}}}`,
+			"{ p: { x: number } }"},
+		{"recursive ref", `{"$defs": {"node": {"type": "object", "properties": {"next": {"$ref": "#/$defs/node"}}}}, "$ref": "#/$defs/node"}`,
+			"{ next?: unknown }"},
+		{"dangling ref", `{"$ref": "#/definitions/missing"}`, "unknown"},
+		{"remote ref", `{"$ref": "https://example.com/s.json"}`, "unknown"},
+		{"escaped ref", `{"$defs": {"a/b": {"type": "string"}}, "$ref": "#/$defs/a~1b"}`, "string"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			require.Equal(t, tc.want, SchemaTS(json.RawMessage(tc.schema), "  "))
+		})
+	}
+}
+
+// The SDK hands schemas over as decoded JSON; those render like raw JSON.
+func TestSchemaTSDecoded(t *testing.T) {
+	var decoded any
+	require.NoError(t, json.Unmarshal([]byte(`{"type": "object", "properties": {"n": {"type": "number", "default": 2.5}}}`), &decoded))
+	require.Equal(t, "{\n  /** @default 2.5 */\n  n?: number;\n}", SchemaTS(decoded, ""))
+	require.Equal(t, "unknown", SchemaTS(nil, ""))
+	require.Equal(t, "unknown", SchemaTS(make(chan int), ""))
+}
+
+// A deeply nested schema does not make the rendering explode.
+func TestSchemaTSDepth(t *testing.T) {
+	s := `{"type": "string"}`
+	for range 100 {
+		s = `{"type": "array", "items": ` + s + `}`
+	}
+	got := SchemaTS(json.RawMessage(s), "")
+	require.Contains(t, got, "unknown")
+	require.NotContains(t, got, "string")
+}

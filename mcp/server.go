@@ -1,0 +1,357 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/coderun/coderun"
+)
+
+// ToolName is the name of the single tool a Server offers.
+const ToolName = "run_code"
+
+// runCodeInputSchema is run_code's input: {code: string}.
+var runCodeInputSchema = json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "code": {
+      "type": "string",
+      "description": "TypeScript: the body of an async function (top-level await and return work) that calls the tools declared in this tool's description."
+    }
+  },
+  "required": ["code"],
+  "additionalProperties": false
+}`)
+
+// ServerOptions configures a Server. The zero value is usable.
+type ServerOptions struct {
+	// Logger receives the server's diagnostics; nil discards them.
+	Logger *slog.Logger
+	// Version is reported to clients as the server's version; "" means
+	// "devel".
+	Version string
+}
+
+// Server is an MCP server with a single tool, run_code, that runs a program
+// against the tools of its upstreams. Every call runs in a fresh instance of
+// one shared coderun.Runtime, with the upstreams' namespaces as bindings.
+// The Server does not own the runtime or the upstreams: the caller closes
+// them after the Server is done.
+type Server struct {
+	rt        *coderun.Runtime
+	upstreams []*Upstream
+	logger    *slog.Logger
+	server    *sdk.Server
+
+	mu          sync.Mutex // serialises description updates
+	description string
+}
+
+// NewServer returns a Server for upstreams, which should have been started
+// (see StartAll): run_code's description is rendered from their tools. It
+// fails, wrapping coderun.ErrInvalidBinding, when an upstream's name cannot
+// be a binding global.
+func NewServer(rt *coderun.Runtime, upstreams []*Upstream, opts *ServerOptions) (*Server, error) {
+	if err := CheckNames(upstreams); err != nil {
+		return nil, err
+	}
+	var o ServerOptions
+	if opts != nil {
+		o = *opts
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Version == "" {
+		o.Version = "devel"
+	}
+	s := &Server{rt: rt, upstreams: slices.Clone(upstreams), logger: o.Logger}
+	s.server = sdk.NewServer(&sdk.Implementation{Name: "coderun", Title: "coderun code mode", Version: o.Version}, &sdk.ServerOptions{
+		Logger:       o.Logger,
+		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{ListChanged: true}},
+	})
+	s.updateTool()
+	return s, nil
+}
+
+// MCPServer returns the SDK server, to connect it to any transport.
+func (s *Server) MCPServer() *sdk.Server { return s.server }
+
+// Serve serves one client over t (for example &sdk.StdioTransport{}) until
+// the client disconnects or ctx is done.
+func (s *Server) Serve(ctx context.Context, t sdk.Transport) error {
+	return s.server.Run(ctx, t)
+}
+
+// HTTPHandler returns a handler that serves clients over MCP's streamable
+// HTTP transport.
+func (s *Server) HTTPHandler() http.Handler {
+	return sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.server }, &sdk.StreamableHTTPOptions{Logger: s.logger})
+}
+
+// Description returns run_code's current description.
+func (s *Server) Description() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.description
+}
+
+// updateTool (re-)registers run_code when its description changed, which
+// notifies connected clients that the tool list changed.
+func (s *Server) updateTool() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	desc := Description(s.upstreams)
+	if desc == s.description {
+		return
+	}
+	s.description = desc
+	s.server.AddTool(&sdk.Tool{
+		Name:        ToolName,
+		Title:       "Run TypeScript against the tools",
+		Description: desc,
+		InputSchema: runCodeInputSchema,
+	}, s.handle)
+}
+
+func (s *Server) handle(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+	var in struct {
+		Code *string `json:"code"`
+	}
+	if err := json.Unmarshal(req.Params.Arguments, &in); err != nil || in.Code == nil {
+		return errorResult(`run_code takes {"code": string}: the TypeScript program to run`), nil
+	}
+	return s.RunCode(ctx, *in.Code), nil
+}
+
+// RunCode runs code as run_code does and returns the tool's result. It
+// first restarts upstreams that died (an upstream that cannot be restarted
+// makes its calls reject, it does not fail the run) and refreshes the
+// description when an upstream's tools changed.
+func (s *Server) RunCode(ctx context.Context, code string) *sdk.CallToolResult {
+	for _, u := range s.upstreams {
+		if err := u.Start(ctx); err != nil {
+			s.logger.Warn("upstream unavailable", "upstream", u.Name(), "error", err)
+		}
+	}
+	s.updateTool()
+	res, err := s.rt.Run(ctx, coderun.Request{Program: code, Bindings: Bindings(s.upstreams)})
+	if err != nil {
+		return errorResult(fmt.Sprintf("code run failed: %v", err))
+	}
+	return FormatResult(res)
+}
+
+// FormatResult renders a coderun Result for a model. On success the text is
+// the log entries, one per line, then the value: a string as is, anything
+// else as JSON indented by two spaces (nothing when the program returned
+// nothing; "(no output)" when there is neither logs nor value). On failure
+// it is an error result whose text is "code run failed (KIND): MESSAGE",
+// followed by the log entries written before the failure.
+func FormatResult(res coderun.Result) *sdk.CallToolResult {
+	if res.Error != nil {
+		text := fmt.Sprintf("code run failed (%s): %s", res.Error.Kind, res.Error.Message)
+		if len(res.Logs) > 0 {
+			text += "\n\noutput before the failure:\n" + strings.Join(res.Logs, "\n")
+		}
+		return errorResult(text)
+	}
+	lines := slices.Clone(res.Logs)
+	if res.Value != nil {
+		lines = append(lines, formatValue(res.Value))
+	}
+	text := strings.Join(lines, "\n")
+	if len(lines) == 0 {
+		text = "(no output)"
+	}
+	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: text}}}
+}
+
+func formatValue(v json.RawMessage) string {
+	var str string
+	if len(v) > 0 && v[0] == '"' && json.Unmarshal(v, &str) == nil {
+		return str
+	}
+	var buf bytes.Buffer
+	if err := json.Indent(&buf, v, "", "  "); err != nil {
+		return string(v)
+	}
+	return buf.String()
+}
+
+func errorResult(text string) *sdk.CallToolResult {
+	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: text}}, IsError: true}
+}
+
+// Description renders run_code's description for upstreams: what the tool
+// does, two short examples that use real tools, and the declarations of
+// every upstream tool (see Declarations).
+func Description(upstreams []*Upstream) string {
+	var b strings.Builder
+	b.WriteString(`Runs a TypeScript program in a sandbox where the tools declared below are async functions. Use it to call several tools in one go: call them in parallel with Promise.all, compute with their results, and return only what you need.
+
+The program is the body of an async function: top-level await and return work. The result of this tool is what the program printed with console.log, one entry per line, then its return value (a string as is, anything else as JSON). A tool with an output schema resolves to its structured result; one without resolves to its text output, parsed as JSON when the text is JSON.`)
+	if len(upstreams) > 0 {
+		fmt.Fprintf(&b, " A call that fails rejects with a %s (its message is the tool's error, its %s the tool's name)",
+			ErrorClassName, ErrorClassMemberProperty)
+		if len(upstreams) > 1 {
+			var others []string
+			for _, u := range upstreams[1:] {
+				others = append(others, u.Name())
+			}
+			fmt.Fprintf(&b, " for %s; the calls of %s reject with a plain Error", upstreams[0].Name(), strings.Join(others, ", "))
+		}
+		b.WriteString("; an uncaught rejection ends the run with its message.")
+	}
+	b.WriteString(" No network, filesystem or modules: only these tools, console and setTimeout.\n\n")
+
+	b.WriteString("Examples:\n\n```ts\n" + parallelExample(upstreams) + "```\n\n```ts\n" + errorExample(upstreams) + "```\n\n")
+	b.WriteString("Declarations:\n\n```ts\n" + Declarations(upstreams) + "```\n")
+	return b.String()
+}
+
+// exampleCalls returns up to n calls for the examples: real tools, in name
+// order, with arguments built from their input schemas.
+func exampleCalls(upstreams []*Upstream, n int) []string {
+	var calls []string
+	for _, u := range upstreams {
+		tools := slices.Clone(u.Tools())
+		slices.SortFunc(tools, func(a, b *sdk.Tool) int { return strings.Compare(a.Name, b.Name) })
+		for _, t := range tools {
+			if len(calls) == n {
+				return calls
+			}
+			calls = append(calls, memberAccess(u.Name(), t.Name)+"("+sampleArgs(t.InputSchema)+")")
+		}
+	}
+	return calls
+}
+
+func parallelExample(upstreams []*Upstream) string {
+	calls := exampleCalls(upstreams, 2)
+	switch len(calls) {
+	case 0:
+		return "const xs = [3, 1, 2].sort();\nconsole.log(\"sorted\", xs);\nreturn { first: xs[0], count: xs.length };\n"
+	case 1:
+		return "const a = await " + calls[0] + ";\nconsole.log(\"got\", a);\nreturn { a };\n"
+	}
+	return "// Independent calls run in parallel.\nconst [a, b] = await Promise.all([\n  " +
+		calls[0] + ",\n  " + calls[1] + ",\n]);\nconsole.log(\"first result:\", a);\nreturn { a, b };\n"
+}
+
+func errorExample(upstreams []*Upstream) string {
+	calls := exampleCalls(upstreams[:min(1, len(upstreams))], 1)
+	if len(calls) == 0 {
+		return "try {\n  JSON.parse(\"not json\");\n} catch (e) {\n  return `failed: ${e.message}`;\n}\n"
+	}
+	return "try {\n  return await " + calls[0] + ";\n} catch (e) {\n  if (e instanceof " + ErrorClassName +
+		") return `${e." + ErrorClassMemberProperty + "} failed: ${e.message}`;\n  throw e;\n}\n"
+}
+
+// sampleArgs renders an argument object for a tool from its input schema:
+// its required properties with placeholder values.
+func sampleArgs(schema any) string {
+	root, ok := decodeSchema(schema)
+	if !ok {
+		return "{}"
+	}
+	return jsLiteral(sampleValue(root, root, 0))
+}
+
+// sampleObject is an object for jsLiteral that keeps its key order.
+type sampleObject []sampleField
+
+type sampleField struct {
+	key   string
+	value any
+}
+
+func sampleValue(root, s any, depth int) any {
+	m, ok := s.(map[string]any)
+	if !ok || depth > 4 {
+		return nil
+	}
+	if ref, ok := m["$ref"].(string); ok {
+		if target, found := resolveRef(root, ref); found {
+			return sampleValue(root, target, depth+1)
+		}
+		return nil
+	}
+	if c, ok := m["const"]; ok {
+		return c
+	}
+	if e, ok := m["enum"].([]any); ok && len(e) > 0 {
+		return e[0]
+	}
+	if d, ok := m["default"]; ok {
+		return d
+	}
+	for _, key := range []string{"anyOf", "oneOf", "allOf"} {
+		if alts, ok := m[key].([]any); ok && len(alts) > 0 {
+			return sampleValue(root, alts[0], depth+1)
+		}
+	}
+	typ, _ := m["type"].(string)
+	if types, ok := m["type"].([]any); ok && len(types) > 0 {
+		typ, _ = types[0].(string)
+	}
+	if typ == "" && hasAny(m, "properties", "required") {
+		typ = "object"
+	}
+	switch typ {
+	case "string":
+		return "text"
+	case "number", "integer":
+		if lo, ok := m["minimum"]; ok {
+			return lo
+		}
+		return json.Number("1")
+	case "boolean":
+		return true
+	case "array":
+		return []any{}
+	case "object":
+		props, _ := m["properties"].(map[string]any)
+		req, _ := m["required"].([]any)
+		obj := sampleObject{}
+		for _, r := range req {
+			if name, ok := r.(string); ok {
+				obj = append(obj, sampleField{key: name, value: sampleValue(root, props[name], depth+1)})
+			}
+		}
+		return obj
+	}
+	return nil
+}
+
+// jsLiteral renders v as a JavaScript expression: objects as { key: value }
+// with identifier keys bare, everything else as JSON.
+func jsLiteral(v any) string {
+	switch v := v.(type) {
+	case sampleObject:
+		if len(v) == 0 {
+			return "{}"
+		}
+		parts := make([]string, len(v))
+		for i, f := range v {
+			parts[i] = propertyName(f.key) + ": " + jsLiteral(f.value)
+		}
+		return "{ " + strings.Join(parts, ", ") + " }"
+	case []any:
+		parts := make([]string, len(v))
+		for i, e := range v {
+			parts[i] = jsLiteral(e)
+		}
+		return "[" + strings.Join(parts, ", ") + "]"
+	}
+	return literal(v)
+}

@@ -1,0 +1,388 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os/exec"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unicode/utf8"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/coderun/coderun/hostcalls"
+)
+
+// Dialer makes a new transport to an upstream MCP server. An Upstream calls
+// it for its first start and again for every restart, so each call must
+// yield a fresh connection (for a subprocess: a fresh process).
+type Dialer func(ctx context.Context) (sdk.Transport, error)
+
+// ErrClosed is returned by Upstream.Start after Upstream.Close.
+var ErrClosed = errors.New("mcp: upstream closed")
+
+// NotRunningError is how a call to an upstream that is not running fails:
+// its message is `upstream "NAME" is not running: REASON`.
+type NotRunningError struct {
+	// Upstream is the upstream's name.
+	Upstream string
+	// Reason says why: how the server died, or why it could not be started.
+	Reason error
+}
+
+// Error implements error.
+func (e *NotRunningError) Error() string {
+	return fmt.Sprintf("upstream %q is not running: %v", e.Upstream, e.Reason)
+}
+
+// Unwrap returns e.Reason.
+func (e *NotRunningError) Unwrap() error { return e.Reason }
+
+// Upstream is one MCP server that coderun uses as a client. It is started by
+// Start, which lists its tools (following pagination); Call calls a tool.
+// When the server dies (its process exits, its connection breaks), calls
+// fail with a *NotRunningError and the next Start restarts it. Start and
+// Call are safe for concurrent use.
+type Upstream struct {
+	name   string
+	dial   Dialer
+	logger *slog.Logger
+	stderr *stderrTail // nil unless the upstream is a command
+
+	mu      sync.Mutex
+	cur     *session    // the current or last session; nil before the first start
+	tools   []*sdk.Tool // from the last successful listing
+	failure error       // why the last start failed, or nil
+	starts  int
+	closed  bool
+}
+
+// session is one connection to the server, watched for its end.
+type session struct {
+	cs     *sdk.ClientSession
+	stale  atomic.Bool   // the server said its tool list changed
+	done   chan struct{} // closed once the connection has ended
+	reason error         // why it ended; set before done is closed
+}
+
+func (s *session) alive() bool {
+	select {
+	case <-s.done:
+		return false
+	default:
+		return true
+	}
+}
+
+// NewUpstream returns an upstream named name (the namespace's global in a
+// program) that connects with dial. It starts nothing: call Start. A nil
+// logger discards the upstream's diagnostics.
+func NewUpstream(name string, dial Dialer, logger *slog.Logger) *Upstream {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	return &Upstream{name: name, dial: dial, logger: logger}
+}
+
+// commandGrace is how long closing a command upstream waits for it to exit
+// after closing its stdin, and again after SIGTERM, before killing it.
+const commandGrace = 2 * time.Second
+
+// NewCommandUpstream returns an upstream that runs argv (a program and its
+// arguments) as a subprocess speaking MCP over its stdin and stdout. Each
+// line the process writes to its stderr is copied to stderr (when not nil)
+// prefixed with "[name] "; the last line also explains, in the
+// *NotRunningError of later calls, why the process died.
+func NewCommandUpstream(name string, argv []string, stderr io.Writer, logger *slog.Logger) *Upstream {
+	tail := &stderrTail{prefix: "[" + name + "] ", out: stderr}
+	argv = append([]string(nil), argv...)
+	u := NewUpstream(name, func(ctx context.Context) (sdk.Transport, error) {
+		if len(argv) == 0 {
+			return nil, errors.New("empty command")
+		}
+		// Not exec.CommandContext: the process must outlive the ctx of the
+		// run that (re)started it.
+		cmd := exec.Command(argv[0], argv[1:]...)
+		tail.reset()
+		cmd.Stderr = tail
+		return &sdk.CommandTransport{Command: cmd, TerminateDuration: commandGrace}, nil
+	}, logger)
+	u.stderr = tail
+	return u
+}
+
+// Name returns the upstream's name.
+func (u *Upstream) Name() string { return u.name }
+
+// Tools returns the tools of the last successful listing (nil before the
+// first successful Start). The slice must not be modified.
+func (u *Upstream) Tools() []*sdk.Tool {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return u.tools
+}
+
+// Starts returns how many times the server was started successfully.
+func (u *Upstream) Starts() int {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return u.starts
+}
+
+// StartTimeout bounds how long Start waits for a server to start and list
+// its tools; a command fetched on first use (npx -y ...) can take a while.
+const StartTimeout = 2 * time.Minute
+
+// Start makes sure the server is running: it starts the server (for the
+// first time, or again after it died) and lists its tools, or, when it is
+// running and has announced that its tool list changed, lists them again.
+// ctx (and StartTimeout) bound the start, not the life of the server. A
+// failed start is remembered, and reported by later calls until a Start
+// succeeds. Concurrent Starts wait for each other.
+func (u *Upstream) Start(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, StartTimeout)
+	defer cancel()
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.closed {
+		return ErrClosed
+	}
+	if s := u.cur; s != nil && s.alive() {
+		if s.stale.Swap(false) {
+			tools, err := u.listTools(ctx, s.cs)
+			if err != nil {
+				s.stale.Store(true)
+				return fmt.Errorf("listing the tools of upstream %q: %w", u.name, err)
+			}
+			u.tools = tools
+		}
+		return nil
+	}
+	s, tools, err := u.connect(ctx)
+	if err != nil {
+		if u.cur != nil {
+			err = fmt.Errorf("%w; restarting it failed: %w", u.cur.reason, err)
+		}
+		u.failure = err
+		return fmt.Errorf("starting upstream %q: %w", u.name, err)
+	}
+	u.cur, u.tools, u.failure = s, tools, nil
+	u.starts++
+	return nil
+}
+
+// connect dials, initialises the session, lists the tools, and starts
+// watching the connection.
+func (u *Upstream) connect(ctx context.Context) (*session, []*sdk.Tool, error) {
+	t, err := u.dial(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	s := &session{done: make(chan struct{})}
+	client := sdk.NewClient(&sdk.Implementation{Name: "coderun", Version: "1"}, &sdk.ClientOptions{
+		Logger: u.logger,
+		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) {
+			s.stale.Store(true)
+		},
+	})
+	cs, err := client.Connect(ctx, t, nil)
+	if err != nil {
+		return nil, nil, u.explain(err)
+	}
+	s.cs = cs
+	go func() {
+		err := cs.Wait()
+		switch {
+		case err == nil:
+			err = errors.New("the server closed the connection")
+		case errors.Is(err, sdk.ErrConnectionClosed):
+		default:
+			err = fmt.Errorf("the server ended: %w", err)
+		}
+		s.reason = u.explain(err)
+		close(s.done)
+	}()
+	tools, err := u.listTools(ctx, cs)
+	if err != nil {
+		_ = cs.Close()
+		<-s.done
+		return nil, nil, fmt.Errorf("listing tools: %w", err)
+	}
+	// The listing may have raced with the server's own list_changed
+	// notification at startup; what was just listed is current.
+	s.stale.Store(false)
+	return s, tools, nil
+}
+
+// explain adds the last line the server wrote to its stderr, if any.
+func (u *Upstream) explain(err error) error {
+	if u.stderr == nil {
+		return err
+	}
+	if line := u.stderr.last(); line != "" {
+		return fmt.Errorf("%w (stderr: %s)", err, line)
+	}
+	return err
+}
+
+// listTools lists every tool, following pagination. Tools whose names
+// coderun cannot bind (over hostcalls.MaxMemberNameLen bytes, not valid
+// UTF-8, holding NUL) and repeated names are skipped with a warning.
+func (u *Upstream) listTools(ctx context.Context, cs *sdk.ClientSession) ([]*sdk.Tool, error) {
+	var tools []*sdk.Tool
+	seen := map[string]bool{}
+	for t, err := range cs.Tools(ctx, nil) {
+		if err != nil {
+			return nil, err
+		}
+		switch {
+		case len(t.Name) > hostcalls.MaxMemberNameLen || !utf8.ValidString(t.Name) || strings.Contains(t.Name, "\x00"):
+			u.logger.Warn("skipping a tool whose name cannot be a member", "upstream", u.name, "tool", t.Name)
+		case seen[t.Name]:
+			u.logger.Warn("skipping a repeated tool", "upstream", u.name, "tool", t.Name)
+		default:
+			seen[t.Name] = true
+			tools = append(tools, t)
+		}
+	}
+	return tools, nil
+}
+
+// Call calls tool with args (the program's argument: a JSON object, or null
+// for none) and maps its result with ResultJSON. When the server is not
+// running, or dies during the call, the error is a *NotRunningError.
+func (u *Upstream) Call(ctx context.Context, tool string, args json.RawMessage) (json.RawMessage, error) {
+	args = bytes.TrimSpace(args)
+	switch {
+	case len(args) == 0 || string(args) == "null":
+		args = json.RawMessage("{}")
+	case args[0] != '{':
+		return nil, errors.New("the argument must be an object of the tool's parameters")
+	}
+	u.mu.Lock()
+	s, failure := u.cur, u.failure
+	u.mu.Unlock()
+	switch {
+	case failure != nil:
+		return nil, &NotRunningError{Upstream: u.name, Reason: failure}
+	case s == nil:
+		return nil, &NotRunningError{Upstream: u.name, Reason: errors.New("it was never started")}
+	case !s.alive():
+		return nil, &NotRunningError{Upstream: u.name, Reason: s.reason}
+	}
+	res, err := s.cs.CallTool(ctx, &sdk.CallToolParams{Name: tool, Arguments: args})
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, context.Cause(ctx)
+		}
+		var rpcErr *jsonrpc.Error
+		if errors.As(err, &rpcErr) {
+			return nil, errors.New(rpcErr.Message)
+		}
+		// Anything else means the connection broke; its watcher says why
+		// once the connection has wound down.
+		select {
+		case <-s.done:
+			return nil, &NotRunningError{Upstream: u.name, Reason: s.reason}
+		case <-ctx.Done():
+			return nil, context.Cause(ctx)
+		}
+	}
+	return ResultJSON(res)
+}
+
+// Close ends the session (for a command: closes its stdin, and sends it
+// SIGTERM, then SIGKILL, when it has not exited within 2 s of the previous
+// step) and makes later Starts fail with ErrClosed. It is idempotent.
+func (u *Upstream) Close() error {
+	u.mu.Lock()
+	s := u.cur
+	u.closed = true
+	u.mu.Unlock()
+	if s == nil {
+		return nil
+	}
+	err := s.cs.Close()
+	<-s.done
+	if err != nil && !errors.Is(err, sdk.ErrConnectionClosed) {
+		var exit *exec.ExitError
+		if errors.As(err, &exit) {
+			return nil // It was killed or exited non-zero on shutdown.
+		}
+		return fmt.Errorf("closing upstream %q: %w", u.name, err)
+	}
+	return nil
+}
+
+// stderrTail copies a subprocess's stderr to out line by line, each line
+// prefixed, and remembers the last non-empty line.
+type stderrTail struct {
+	prefix string
+	out    io.Writer
+
+	mu      sync.Mutex
+	partial []byte
+	line    string
+}
+
+// maxStderrLine bounds a remembered or buffered stderr line.
+const maxStderrLine = 512
+
+func (t *stderrTail) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	n := len(p)
+	for len(p) > 0 {
+		i := bytes.IndexByte(p, '\n')
+		if i < 0 {
+			t.partial = append(t.partial, p...)
+			if len(t.partial) > maxStderrLine {
+				t.flush()
+			}
+			break
+		}
+		t.partial = append(t.partial, p[:i]...)
+		t.flush()
+		p = p[i+1:]
+	}
+	return n, nil
+}
+
+// flush emits the buffered line.
+func (t *stderrTail) flush() {
+	line := strings.TrimRight(strings.ToValidUTF8(string(t.partial), "\uFFFD"), " \t\r")
+	t.partial = t.partial[:0]
+	if t.out != nil {
+		_, _ = io.WriteString(t.out, t.prefix+line+"\n")
+	}
+	if strings.TrimSpace(line) != "" {
+		if len(line) > maxStderrLine {
+			line = strings.ToValidUTF8(line[:maxStderrLine], "") + "..."
+		}
+		t.line = line
+	}
+}
+
+// reset forgets what the previous process wrote.
+func (t *stderrTail) reset() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.partial, t.line = t.partial[:0], ""
+}
+
+func (t *stderrTail) last() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if len(bytes.TrimSpace(t.partial)) > 0 {
+		return strings.TrimSpace(strings.ToValidUTF8(string(t.partial), "\uFFFD"))
+	}
+	return t.line
+}
