@@ -2,7 +2,10 @@ package wasm
 
 import (
 	"context"
+	"os"
+	"runtime"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -29,33 +32,71 @@ type benchVariant struct {
 	interrupt bool
 }
 
+// benchVariants returns the variants named in $CODERUN_BENCH_VARIANTS
+// (comma-separated; default "original,hardened,closeOnContextDone"; also
+// "backEdges": hardened with FuelConfig.BackEdges). The ratios compare the
+// second variant with the first and the third with the second.
 func benchVariants(b *testing.B) []benchVariant {
-	plain := newTestRuntime(b, wazero.NewRuntimeConfigCompiler())
-	closing := newTestRuntime(b, wazero.NewRuntimeConfigCompiler().WithCloseOnContextDone(true))
-	return []benchVariant{
-		{"original", plain, compile(b, plain, QuickJS()), false},
-		{"hardened", plain, compile(b, plain, hardened(b)), true},
-		{"closeOnContextDone", closing, compile(b, closing, QuickJS()), false},
+	names := os.Getenv("CODERUN_BENCH_VARIANTS")
+	if names == "" {
+		names = "original,hardened,closeOnContextDone"
 	}
+	plain := newTestRuntime(b, wazero.NewRuntimeConfigCompiler())
+	var closing wazero.Runtime
+	var vs []benchVariant
+	for _, name := range strings.Split(names, ",") {
+		switch name {
+		case "original":
+			vs = append(vs, benchVariant{name, plain, compile(b, plain, QuickJS()), false})
+		case "hardened":
+			vs = append(vs, benchVariant{name, plain, compile(b, plain, hardened(b)), true})
+		case "backEdges":
+			src, err := Harden(QuickJS(), FuelConfig{BackEdges: true})
+			require.NoError(b, err)
+			vs = append(vs, benchVariant{name, plain, compile(b, plain, src), true})
+		case "closeOnContextDone":
+			if closing == nil {
+				closing = newTestRuntime(b, wazero.NewRuntimeConfigCompiler().WithCloseOnContextDone(true))
+			}
+			vs = append(vs, benchVariant{name, closing, compile(b, closing, QuickJS()), false})
+		default:
+			b.Fatalf("unknown variant %q", name)
+		}
+	}
+	return vs
 }
 
-// runOnce times code in a fresh instance and returns the time and the
-// number of fuel yields during it.
-func runOnce(b *testing.B, v benchVariant, setup, code string) (time.Duration, int) {
+// runOnce runs code in a fresh instance and returns the wall time, the CPU
+// time of the thread that ran it (the wall time where that is not
+// available) and the number of fuel yields during it. On a shared machine
+// the thread CPU time is the steadier figure: it leaves out the time the
+// thread waits for a CPU.
+func runOnce(b *testing.B, v benchVariant, setup, code string) (wall, cpu time.Duration, yields int) {
 	m := &meter{quantum: 1_000_000}
 	vm := newVM(b, v.rt, v.cm, m, v.interrupt)
 	defer vm.mod.Close(context.Background())
 	_, err := vm.evalString(setup)
 	require.NoError(b, err)
 	before := m.refills
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	c0, ok := threadCPUTime()
 	start := time.Now()
 	_, err = vm.evalString(code)
-	d := time.Since(start)
+	wall = time.Since(start)
+	c1, _ := threadCPUTime()
 	require.NoError(b, err)
-	return d, m.refills - before
+	cpu = c1 - c0
+	if !ok {
+		cpu = wall
+	}
+	return wall, cpu, m.refills - before
 }
 
 func median(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
 	v = slices.Clone(v)
 	slices.Sort(v)
 	if n := len(v); n%2 == 1 {
@@ -68,36 +109,55 @@ func median(v []float64) float64 {
 // BenchmarkQuickJS compares, per workload, the original module, the
 // hardened one (fuel with a quantum of 1e6 units, interrupt handler
 // installed) and the original on a CloseOnContextDone runtime. Each b.N
-// iteration is one round that runs the three variants back to back, so a
-// noisy machine affects them alike; it reports the median time of each and
-// the median of the per-round ratios. For example:
+// iteration is one round that runs the three variants back to back (in
+// alternating order), so a noisy machine affects them alike. It reports the median thread CPU time
+// ("-cpu-ms") and wall time ("-ms") of each, and the medians of the
+// per-round CPU time ratios. For example:
 //
 //	go test -run '^$' -bench QuickJS -benchtime 9x ./wasm/
 func BenchmarkQuickJS(b *testing.B) {
 	variants := benchVariants(b)
 	for _, w := range benchWorkloads {
 		b.Run(w.name, func(b *testing.B) {
-			times := make([][]float64, len(variants))
+			walls := make([][]float64, len(variants))
+			cpus := make([][]float64, len(variants))
 			var hardOrig, closeHard []float64
 			var yields int
-			for b.Loop() {
+			for r := 0; b.Loop(); r++ {
 				round := make([]float64, len(variants))
-				for i, v := range variants {
-					d, y := runOnce(b, v, w.setup, w.code)
-					round[i] = float64(d.Nanoseconds())
-					times[i] = append(times[i], round[i])
-					if v.name == "hardened" {
+				for k := range variants {
+					// Alternate the order so that drift on a shared machine
+					// does not favour one variant.
+					i := k
+					if r%2 == 1 {
+						i = len(variants) - 1 - k
+					}
+					v := variants[i]
+					wall, cpu, y := runOnce(b, v, w.setup, w.code)
+					round[i] = float64(cpu.Nanoseconds())
+					cpus[i] = append(cpus[i], round[i])
+					walls[i] = append(walls[i], float64(wall.Nanoseconds()))
+					if i == 1 {
 						yields += y
 					}
 				}
-				hardOrig = append(hardOrig, round[1]/round[0])
-				closeHard = append(closeHard, round[2]/round[1])
+				if len(round) > 1 {
+					hardOrig = append(hardOrig, round[1]/round[0])
+				}
+				if len(round) > 2 {
+					closeHard = append(closeHard, round[2]/round[1])
+				}
 			}
 			for i, v := range variants {
-				b.ReportMetric(median(times[i])/1e6, v.name+"-ms")
+				b.ReportMetric(median(walls[i])/1e6, v.name+"-ms")
+				b.ReportMetric(median(cpus[i])/1e6, v.name+"-cpu-ms")
 			}
-			b.ReportMetric(median(hardOrig), "hardened/original")
-			b.ReportMetric(median(closeHard), "close/hardened")
+			if len(variants) > 1 {
+				b.ReportMetric(median(hardOrig), variants[1].name+"/"+variants[0].name)
+			}
+			if len(variants) > 2 {
+				b.ReportMetric(median(closeHard), variants[2].name+"/"+variants[1].name)
+			}
 			b.ReportMetric(float64(yields)/float64(b.N), "yields/run")
 			b.ReportMetric(0, "ns/op")
 		})

@@ -55,9 +55,16 @@ const BulkMemoryChunk = 1 << 20
 // FuelConfig configures Fuel. The zero value selects the defaults for the
 // pinned QuickJS-NG module.
 type FuelConfig struct {
-	// LoopCost is charged at the top of every instrumented loop iteration.
-	// Zero means 1.
+	// LoopCost is charged at the top of every instrumented loop iteration
+	// (or, with BackEdges, on every branch back to a loop). Zero means 1.
 	LoopCost int64
+	// BackEdges moves the loop charge from the top of each iteration to
+	// the branches back to the top (br, a taken br_if, or a br_table with
+	// a loop among its targets), so a loop body that runs once (such as
+	// C's "goto redo" retry loops) costs nothing, and a loop that runs n
+	// times costs n-1 charges. Every non-terminating loop still takes
+	// back edges, so preemption is unaffected.
+	BackEdges bool
 	// InterruptCost is charged per call of the interrupt handler. Zero
 	// means DefaultInterruptCost.
 	InterruptCost int64
@@ -104,8 +111,9 @@ func (c FuelConfig) withDefaults() (FuelConfig, error) {
 //	if  local.get $t; call $fuel_yield; global.set $fuel  end
 //
 // Charges are made:
-//   - at the top of every loop body, cfg.LoopCost, except in the functions
-//     in cfg.SkipLoops (by default the interpreter's dispatch loop);
+//   - at the top of every loop body (or, with cfg.BackEdges, on every
+//     branch back to a loop), cfg.LoopCost, except in the functions in
+//     cfg.SkipLoops (by default the interpreter's dispatch loop);
 //   - in the interrupt handler, whose body is replaced by a charge of
 //     cfg.InterruptCost and "return 0". QuickJS calls it from the
 //     interpreter when JSRuntime.interrupt_handler is set (the runtime sets
@@ -142,6 +150,8 @@ func (c FuelConfig) withDefaults() (FuelConfig, error) {
 // stop the goroutine. If the runtime does not install the interrupt
 // handler, JavaScript loops (which run inside the skipped interpreter
 // function) are neither charged nor preempted.
+//
+// On error, m may be partly rewritten and should be discarded.
 func Fuel(m *Module, cfg FuelConfig) error {
 	if err := fuel(m, cfg); err != nil {
 		return fmt.Errorf("wasm: fuel: %w", err)
@@ -172,6 +182,11 @@ func fuel(m *Module, cfg FuelConfig) error {
 			return fmt.Errorf("skipped function %d is not a defined function", f)
 		}
 	}
+	for _, e := range m.Exports {
+		if e.Name == FuelGlobalExport {
+			return fmt.Errorf("export %q already exists", e.Name)
+		}
+	}
 
 	yield := m.insertFuncImport(FuelImportModule, FuelImportName, FuncType{Params: []ValType{I64}, Results: []ValType{I64}})
 	g := m.addGlobal(Global{Type: GlobalType{ValType: I64, Mutable: true}, Init: []Instr{I64Const(0), Simple(OpEnd)}})
@@ -179,6 +194,7 @@ func fuel(m *Module, cfg FuelConfig) error {
 		return err
 	}
 	ch := charger{fuel: g, yield: yield}
+	n := len(m.Code) // the functions to instrument; helpers follow
 	var bulk bulkHelpers
 	if countOpsIn(m, OpMemoryCopy) > 0 {
 		bulk.copy = m.addFunc(FuncType{Params: []ValType{I32, I32, I32}}, []LocalGroup{{1, I64}, {1, I32}}, bulkCopyBody(ch))
@@ -186,10 +202,9 @@ func fuel(m *Module, cfg FuelConfig) error {
 	if countOpsIn(m, OpMemoryFill) > 0 {
 		bulk.fill = m.addFunc(FuncType{Params: []ValType{I32, I32, I32}}, []LocalGroup{{1, I64}, {1, I32}}, bulkFillBody(ch))
 	}
-	helpers := len(m.Code) - (bulkCount(bulk))
 
 	// Defined function i now has absolute index imported+1+i.
-	for i := range m.Code[:helpers] {
+	for i := range m.Code[:n] {
 		c := &m.Code[i]
 		if i == handler {
 			continue
@@ -199,7 +214,7 @@ func fuel(m *Module, cfg FuelConfig) error {
 		if !needsFuel(c.Body, loops) {
 			continue
 		}
-		if err := instrument(m, orig+1, loops, cfg.LoopCost, ch, bulk); err != nil {
+		if err := instrument(m, orig+1, loops, cfg, ch, bulk); err != nil {
 			return err
 		}
 	}
@@ -253,17 +268,6 @@ func needsFuel(body []Instr, loops bool) bool {
 // operations in chunks; zero when absent.
 type bulkHelpers struct{ copy, fill uint32 }
 
-func bulkCount(b bulkHelpers) int {
-	n := 0
-	if b.copy != 0 {
-		n++
-	}
-	if b.fill != 0 {
-		n++
-	}
-	return n
-}
-
 func countOpsIn(m *Module, op Opcode) int {
 	n := 0
 	for i := range m.Code {
@@ -278,7 +282,7 @@ func countOpsIn(m *Module, op Opcode) int {
 
 // instrument inserts the charges into the defined function with absolute
 // index idx.
-func instrument(m *Module, idx uint32, loops bool, loopCost int64, ch charger, bulk bulkHelpers) error {
+func instrument(m *Module, idx uint32, loops bool, cfg FuelConfig, ch charger, bulk bulkHelpers) error {
 	tmp, err := m.addLocal(idx, I64)
 	if err != nil {
 		return err
@@ -295,12 +299,37 @@ func instrument(m *Module, idx uint32, loops bool, loopCost int64, ch charger, b
 		}
 	}
 	d, s, n := ops[0], ops[1], ops[2]
+	cost := I64Const(cfg.LoopCost)
+	var labels []Opcode // the opcodes of the enclosing blocks, innermost last
+	toLoop := func(label uint32) bool {
+		return uint64(label) < uint64(len(labels)) && labels[len(labels)-1-int(label)] == OpLoop
+	}
 	out := make([]Instr, 0, len(c.Body)+len(c.Body)/8)
 	for _, in := range c.Body {
+		switch in.Op {
+		case OpBlock, OpLoop, OpIf:
+			labels = append(labels, in.Op)
+		case OpEnd:
+			if len(labels) > 0 {
+				labels = labels[:len(labels)-1]
+			}
+		}
+		backEdges := loops && cfg.BackEdges
 		switch {
-		case in.Op == OpLoop && loops:
+		case in.Op == OpLoop && loops && !cfg.BackEdges:
 			out = append(out, in)
-			out = ch.charge(out, tmp, I64Const(loopCost))
+			out = ch.charge(out, tmp, cost)
+		case backEdges && in.Op == OpBr && toLoop(in.A):
+			out = ch.charge(out, tmp, cost)
+			out = append(out, in)
+		case backEdges && in.Op == OpBrIf && toLoop(in.A):
+			// if (cond) { charge; br L } — one label deeper.
+			out = append(out, BlockInstr(OpIf, BlockEmpty))
+			out = ch.charge(out, tmp, cost)
+			out = append(out, Indexed(OpBr, in.A+1), Simple(OpEnd))
+		case backEdges && in.Op == OpBrTable && (toLoop(in.A) || slices.ContainsFunc(in.Vec, toLoop)):
+			out = ch.charge(out, tmp, cost)
+			out = append(out, in)
 		case in.Op == OpMemoryCopy || in.Op == OpMemoryFill:
 			helper := bulk.copy
 			if in.Op == OpMemoryFill {

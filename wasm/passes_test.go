@@ -261,3 +261,46 @@ func TestHardenSize(t *testing.T) {
 	_, err = Harden([]byte("junk"), FuelConfig{})
 	require.ErrorIs(t, err, ErrMalformed)
 }
+
+func TestFuelBackEdges(t *testing.T) {
+	orig := decodeQuickJS(t)
+	m := decodeQuickJS(t)
+	require.NoError(t, Fuel(m, FuelConfig{BackEdges: true}))
+	g := uint32(len(m.Globals) - 1)
+	// Count the branches to loops in the original bodies (outside
+	// JS_CallInternal) and the charges in the rewritten ones.
+	var backEdges, charges int
+	for i := range orig.Code {
+		if uint32(24+i) == QuickJSCallInternal || uint32(24+i) == QuickJSInterruptHandler {
+			continue
+		}
+		var labels []Opcode
+		isLoop := func(l uint32) bool { return int(l) < len(labels) && labels[len(labels)-1-int(l)] == OpLoop }
+		for _, in := range orig.Code[i].Body {
+			switch in.Op {
+			case OpBlock, OpLoop, OpIf:
+				labels = append(labels, in.Op)
+			case OpEnd:
+				if len(labels) > 0 {
+					labels = labels[:len(labels)-1]
+				}
+			case OpBr, OpBrIf:
+				if isLoop(in.A) {
+					backEdges++
+				}
+			case OpBrTable:
+				if isLoop(in.A) || slices.ContainsFunc(in.Vec, isLoop) {
+					backEdges++
+				}
+			}
+		}
+		body := m.Code[i].Body
+		for k, in := range body {
+			if in.Op == OpGlobalGet && in.A == g && body[k+1].Op == OpI64Const { // bulk charges are not constant
+				charges++
+			}
+		}
+	}
+	require.Equal(t, backEdges, charges, "one constant charge per back edge")
+	t.Logf("%d back edges", backEdges)
+}

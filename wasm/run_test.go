@@ -150,3 +150,32 @@ func TestStackPointerExported(t *testing.T) {
 	require.Equal(t, api.ValueTypeI64, fuel.Type())
 	require.Zero(t, fuel.Get())
 }
+
+// TestBackEdgesRuns runs the programs on a module hardened with
+// FuelConfig.BackEdges.
+func TestBackEdgesRuns(t *testing.T) {
+	if raceEnabled || testing.Short() {
+		t.Skip("compiling another variant of the module is slow under -race and -short")
+	}
+	src, err := Harden(QuickJS(), FuelConfig{BackEdges: true})
+	require.NoError(t, err)
+	rt := newTestRuntime(t, wazero.NewRuntimeConfigCompiler())
+	cm := compile(t, rt, src)
+	for _, p := range programs {
+		v := newVM(t, rt, cm, &meter{quantum: 10000}, true)
+		got, err := v.evalString(p.code)
+		require.NoError(t, err, p.name)
+		require.Equal(t, p.want, got, p.name)
+	}
+	var fuel []int64
+	for i := range 3 {
+		v := newVM(t, rt, cm, &meter{quantum: int64(1000 + 7919*i)}, true)
+		_, err := v.evalString(programs[2].code) // sort
+		require.NoError(t, err)
+		fuel = append(fuel, v.fuelUsed())
+	}
+	require.Equal(t, []int64{fuel[0], fuel[0], fuel[0]}, fuel)
+	m := &meter{quantum: 100_000, maxRefills: 20}
+	_, err = newVM(t, rt, cm, m, true).eval(`const a=[]; a.length=1e9; a.fill(0)`)
+	require.ErrorIs(t, err, errOutOfFuel)
+}
