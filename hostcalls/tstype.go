@@ -147,7 +147,7 @@ func (r *renderer) renderStruct(t reflect.Type) string {
 		if i > 0 {
 			b.WriteString("; ")
 		}
-		b.WriteString(propertyName(f.name))
+		b.WriteString(PropertyName(f.name))
 		ft := f.typ
 		optional := f.omitEmpty || f.omitZero || f.viaPointer || ft.Kind() == reflect.Pointer
 		if optional {

@@ -48,15 +48,15 @@ func RenderDeclarations(global string, members []Member, errorClass, memberPrope
 	} else {
 		b.WriteString("declare const " + global + ": {\n")
 		for _, m := range sorted {
-			writeDoc(&b, "  ", m.Doc)
-			b.WriteString("  " + propertyName(m.Name) +
+			WriteDocComment(&b, "  ", m.Doc)
+			b.WriteString("  " + PropertyName(m.Name) +
 				"(args: " + orUnknown(m.Params) + "): Promise<" + orUnknown(m.Result) + ">;\n")
 		}
 		b.WriteString("};\n")
 	}
 	if errorClass != "" {
 		b.WriteString("declare class " + errorClass + " extends Error { readonly " +
-			propertyName(memberProperty) + ": string; }\n")
+			PropertyName(memberProperty) + ": string; }\n")
 	}
 	return b.String()
 }
@@ -68,10 +68,10 @@ func orUnknown(ts string) string {
 	return ts
 }
 
-// writeDoc writes doc as a JSDoc comment indented by indent, or nothing when
-// doc is blank. Line endings are normalised, trailing spaces and leading and
-// trailing blank lines dropped.
-func writeDoc(b *strings.Builder, indent, doc string) {
+// WriteDocComment writes doc as a JSDoc comment indented by indent, or
+// nothing when doc is blank. Line endings are normalised, trailing spaces and
+// leading and trailing blank lines dropped, and "*/" escaped.
+func WriteDocComment(b *strings.Builder, indent, doc string) {
 	doc = strings.ReplaceAll(doc, "\r\n", "\n")
 	doc = strings.ReplaceAll(doc, "\r", "\n")
 	doc = strings.ReplaceAll(doc, "*/", "*\\/")
@@ -103,11 +103,11 @@ func writeDoc(b *strings.Builder, indent, doc string) {
 	b.WriteString(indent + " */\n")
 }
 
-// propertyName renders name as a TypeScript property name: bare when it is
+// PropertyName renders name as a TypeScript property name: bare when it is
 // an ASCII identifier (letters, digits, "_" and "$", not digit-led), else as
 // a JSON string literal, which is also a valid TypeScript string literal.
-func propertyName(name string) string {
-	if isTSIdentifier(name) {
+func PropertyName(name string) string {
+	if IsTSIdentifier(name) {
 		return name
 	}
 	var buf bytes.Buffer
@@ -117,7 +117,10 @@ func propertyName(name string) string {
 	return strings.TrimSuffix(buf.String(), "\n")
 }
 
-func isTSIdentifier(s string) bool {
+// IsTSIdentifier reports whether s is an ASCII identifier that TypeScript
+// accepts as a bare property name: letters, digits, "_" and "$", not
+// digit-led.
+func IsTSIdentifier(s string) bool {
 	if s == "" {
 		return false
 	}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/coderun/coderun/hostcalls"
 )
 
 // maxSchemaDepth bounds how deeply SchemaTS descends into a schema, so that a
@@ -327,7 +329,7 @@ func (r *schemaRenderer) renderObject(s map[string]any, indent string, depth int
 	var b strings.Builder
 	b.WriteString("{\n")
 	for i, f := range fields {
-		writeDoc(&b, inner, f.doc)
+		hostcalls.WriteDocComment(&b, inner, f.doc)
 		b.WriteString(inner + parts[i] + ";\n")
 	}
 	b.WriteString(indent + "}")
@@ -338,7 +340,7 @@ func (f tsProperty) key() string {
 	if f.index {
 		return "[key: string]"
 	}
-	k := propertyName(f.name)
+	k := hostcalls.PropertyName(f.name)
 	if f.optional {
 		k += "?"
 	}
@@ -453,71 +455,11 @@ func resolveRef(root any, ref string) (any, bool) {
 	return cur, true
 }
 
-// writeDoc writes doc as a JSDoc comment indented by indent, or nothing when
-// doc is blank, in the layout hostcalls.RenderDeclarations uses.
-func writeDoc(b *strings.Builder, indent, doc string) {
-	doc = strings.ReplaceAll(doc, "\r\n", "\n")
-	doc = strings.ReplaceAll(doc, "\r", "\n")
-	doc = strings.ReplaceAll(doc, "*/", "*\\/")
-	lines := strings.Split(doc, "\n")
-	for i, l := range lines {
-		lines[i] = strings.TrimRight(l, " \t")
-	}
-	for len(lines) > 0 && lines[0] == "" {
-		lines = lines[1:]
-	}
-	for len(lines) > 0 && lines[len(lines)-1] == "" {
-		lines = lines[:len(lines)-1]
-	}
-	switch len(lines) {
-	case 0:
-		return
-	case 1:
-		b.WriteString(indent + "/** " + lines[0] + " */\n")
-		return
-	}
-	b.WriteString(indent + "/**\n")
-	for _, l := range lines {
-		if l == "" {
-			b.WriteString(indent + " *\n")
-		} else {
-			b.WriteString(indent + " * " + l + "\n")
-		}
-	}
-	b.WriteString(indent + " */\n")
-}
-
-// propertyName renders name as a TypeScript property name: bare when it is
-// an ASCII identifier, else as a JSON string literal (which is also a valid
-// TypeScript string literal).
-func propertyName(name string) string {
-	if isTSIdentifier(name) {
-		return name
-	}
-	return literal(name)
-}
-
 // memberAccess renders how a program reaches member name of global:
 // files.read_file or everything["get-sum"].
 func memberAccess(global, name string) string {
-	if isTSIdentifier(name) {
+	if hostcalls.IsTSIdentifier(name) {
 		return global + "." + name
 	}
 	return fmt.Sprintf("%s[%s]", global, literal(name))
-}
-
-func isTSIdentifier(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '_', c == '$', 'A' <= c && c <= 'Z', 'a' <= c && c <= 'z':
-		case '0' <= c && c <= '9' && i > 0:
-		default:
-			return false
-		}
-	}
-	return true
 }

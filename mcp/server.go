@@ -14,6 +14,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/coderun/coderun"
+	"github.com/coderun/coderun/hostcalls"
 )
 
 // ToolName is the name of the single tool a Server offers.
@@ -343,7 +344,7 @@ func jsLiteral(v any) string {
 		}
 		parts := make([]string, len(v))
 		for i, f := range v {
-			parts[i] = propertyName(f.key) + ": " + jsLiteral(f.value)
+			parts[i] = hostcalls.PropertyName(f.key) + ": " + jsLiteral(f.value)
 		}
 		return "{ " + strings.Join(parts, ", ") + " }"
 	case []any:
