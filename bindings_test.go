@@ -159,7 +159,9 @@ func TestBindingGetsRunContextAndLateResultsAreDropped(t *testing.T) {
 func TestNoErrorClassGivesPlainError(t *testing.T) {
 	rt := newRuntime(t, nil)
 	ns := coderun.Namespace{Global: "api", Functions: map[string]coderun.Func{
-		"my-tool": func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) { return nil, errors.New("denied") },
+		"my-tool": func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
+			return nil, errors.New("denied")
+		},
 	}}
 	res := runWith(t, rt, `try { await api["my-tool"]({}) } catch (e) { return [Object.getPrototypeOf(e) === Error.prototype, e.name, e.message] }`, ns)
 	require.Nil(t, res.Error)

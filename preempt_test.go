@@ -6,31 +6,16 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"slices"
 	goruntime "runtime"
+	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/coderun/coderun"
+	"github.com/coderun/coderun/internal/runaway"
 	"github.com/stretchr/testify/require"
 )
-
-// runawayPrograms keep the guest busy in different ways: plain JS loops,
-// exponential recursion, a catastrophic regex, a microtask storm, a long
-// C builtin (BigInt), a big sort with and without a comparator, and a
-// big JSON.stringify.
-var runawayPrograms = map[string]string{
-	"loop":        `for(;;){}`,
-	"try-finally": `for(;;) { try { while(true){} } finally { continue } }`,
-	"exponential": `function t(n){ return n ? t(n-1)+t(n-1) : 0 } return t(60)`,
-	"regex":       `for(;;) /^(a+)+$/.test('a'.repeat(40) + '!')`,
-	"microtasks":  `const f = () => Promise.resolve().then(f); f(); await new Promise(() => {})`,
-	"bigint":      `for(;;) String(7n ** 300000n)`,
-	"sort":        `const a = []; for (let i = 0; i < 3e6; i++) a.push((i * 7919) % 3e6); for(;;) a.slice().sort()`,
-	"sort-cmp":    `const a = []; for (let i = 0; i < 3e6; i++) a.push((i * 7919) % 3e6); for(;;) a.slice().sort((x, y) => x - y)`,
-	"stringify":   `const s = 'x'.repeat(1e6); const o = []; for (let i = 0; i < 30; i++) o.push(s); for(;;) JSON.stringify(o)`,
-}
 
 // While a runaway program runs, the rest of the process keeps going: a
 // ticker goroutine ticks and runtime.GC returns promptly (the guest reaches
@@ -41,7 +26,7 @@ func TestRunawayDoesNotStallTheHost(t *testing.T) {
 		stallChild(name)
 		return
 	}
-	for name := range runawayPrograms {
+	for name := range runaway.Programs() {
 		t.Run(name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
@@ -67,7 +52,7 @@ func stallChild(name string) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	done := make(chan coderun.Result, 1)
 	go func() {
-		res, _ := rt.Run(ctx, coderun.Request{Program: runawayPrograms[name]})
+		res, _ := rt.Run(ctx, coderun.Request{Program: runaway.Programs()[name]})
 		done <- res
 	}()
 	var ticks atomic.Int64

@@ -8,19 +8,8 @@ import (
 	"time"
 
 	"github.com/coderun/coderun"
+	"github.com/coderun/coderun/internal/runaway"
 )
-
-// runaway programs whose interruption latency is measured.
-var runaway = map[string]string{
-	"loop":        `for(;;){}`,
-	"exponential": `function t(n){ return n ? t(n-1)+t(n-1) : 0 } return t(60)`,
-	"regex":       `for(;;) /^(a+)+$/.test('a'.repeat(40) + '!')`,
-	"microtasks":  `const f = () => Promise.resolve().then(f); f(); await new Promise(() => {})`,
-	"bigint":      `for(;;) String(7n ** 300000n)`,
-	"sort":        `const a = []; for (let i = 0; i < 3e6; i++) a.push((i * 7919) % 3e6); for(;;) a.slice().sort()`,
-	"sort-cmp":    `const a = []; for (let i = 0; i < 3e6; i++) a.push((i * 7919) % 3e6); for(;;) a.slice().sort((x, y) => x - y)`,
-	"stringify":   `const s = 'x'.repeat(1e6); const o = []; for (let i = 0; i < 30; i++) o.push(s); for(;;) JSON.stringify(o)`,
-}
 
 // BenchmarkAbortLatency measures the time from cancelling the ctx of a run
 // that is busy in a runaway program to Run returning, for each kind of
@@ -32,7 +21,7 @@ func BenchmarkAbortLatency(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer rt.Close(context.Background())
-	for name, program := range runaway {
+	for name, program := range runaway.Programs() {
 		b.Run(name, func(b *testing.B) {
 			var lat []time.Duration
 			for b.Loop() {
@@ -70,7 +59,7 @@ func BenchmarkWallOvershoot(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer rt.Close(context.Background())
-	for name, program := range runaway {
+	for name, program := range runaway.Programs() {
 		b.Run(name, func(b *testing.B) {
 			var over []time.Duration
 			for b.Loop() {
