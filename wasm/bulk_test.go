@@ -33,6 +33,10 @@ func TestBulkMemoryChunks(t *testing.T) {
 	const size = 8 << 20
 	rt := newTestRuntime(t, wazero.NewRuntimeConfigCompiler())
 	cm := compile(t, rt, bulkModule(t))
+	pattern := make([]byte, size)
+	for i := range pattern {
+		pattern[i] = byte(i*31 + 7)
+	}
 	for _, tc := range []struct {
 		name    string
 		fn      string
@@ -59,10 +63,8 @@ func TestBulkMemoryChunks(t *testing.T) {
 			v := instantiate(context.Background(), t, rt, cm, m)
 			mem, ok := v.mod.Memory().Read(0, size)
 			require.True(t, ok)
-			for i := range mem {
-				mem[i] = byte(i*31 + 7)
-			}
-			want := bytes.Clone(mem)
+			copy(mem, pattern)
+			want := bytes.Clone(pattern)
 			_, err := v.mod.ExportedFunction(tc.fn).Call(v.ctx, uint64(tc.d), uint64(tc.s), uint64(tc.n))
 			if tc.trap != "" {
 				require.ErrorContains(t, err, tc.trap)

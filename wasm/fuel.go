@@ -300,14 +300,28 @@ func instrument(m *Module, idx uint32, loops bool, cfg FuelConfig, ch charger, b
 	}
 	d, s, n := ops[0], ops[1], ops[2]
 	cost := I64Const(cfg.LoopCost)
-	var labels []Opcode // the opcodes of the enclosing blocks, innermost last
+	// The enclosing blocks, innermost last: OpLoop for a loop without
+	// parameters, OpBlock for anything else (a branch to a loop with
+	// parameters carries values, which the br_if rewrite cannot pass).
+	var labels []Opcode
 	toLoop := func(label uint32) bool {
 		return uint64(label) < uint64(len(labels)) && labels[len(labels)-1-int(label)] == OpLoop
 	}
 	out := make([]Instr, 0, len(c.Body)+len(c.Body)/8)
 	for _, in := range c.Body {
 		switch in.Op {
-		case OpBlock, OpLoop, OpIf:
+		case OpLoop:
+			op := OpLoop
+			if bt := in.Block(); bt >= 0 {
+				if t, ok := m.typeAt(uint32(bt)); !ok || len(t.Params) > 0 {
+					if cfg.BackEdges {
+						return fmt.Errorf("function %d: loops with parameters are not supported with back-edge charges", idx)
+					}
+					op = OpBlock
+				}
+			}
+			labels = append(labels, op)
+		case OpBlock, OpIf:
 			labels = append(labels, in.Op)
 		case OpEnd:
 			if len(labels) > 0 {

@@ -57,3 +57,19 @@ func TestLoopCharges(t *testing.T) {
 		})
 	}
 }
+
+func TestBackEdgesRejectLoopParams(t *testing.T) {
+	mod := func() *Module {
+		return &Module{
+			Types: []FuncType{{Params: []ValType{I32}}},
+			Funcs: []uint32{0},
+			Code: []Code{{Body: []Instr{
+				Indexed(OpLocalGet, 0), BlockInstr(OpLoop, 0), Simple(OpDrop), Simple(OpEnd), Simple(OpEnd),
+			}}},
+		}
+	}
+	cfg := FuelConfig{SkipLoops: []uint32{}, InterruptHandler: NoInterruptHandler}
+	require.NoError(t, Fuel(mod(), cfg))
+	cfg.BackEdges = true
+	require.ErrorContains(t, Fuel(mod(), cfg), "loops with parameters are not supported")
+}
