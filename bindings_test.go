@@ -185,3 +185,21 @@ func TestSpecialMemberNames(t *testing.T) {
 	require.Nil(t, res.Error)
 	require.JSONEq(t, `["__proto__","constructor","toString","my-tool","","valueOf","undefined",true,true]`, string(res.Value))
 }
+
+// Namespaces that point at the same *ErrorClass share one injected class;
+// two distinct declarations of one name are still a duplicate.
+func TestSharedErrorClass(t *testing.T) {
+	rt := newRuntime(t, nil)
+	fail := func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) { return nil, errors.New("nope") }
+	class := &coderun.ErrorClass{Name: "ToolCallError", MemberNameProperty: "toolName"}
+	a := coderun.Namespace{Global: "files", Functions: map[string]coderun.Func{"read": fail}, ErrorClass: class}
+	b := coderun.Namespace{Global: "web", Functions: map[string]coderun.Func{"get": fail}, ErrorClass: class}
+	res := runWith(t, rt, `const out = []; for (const f of [() => files.read({}), () => web.get({})]) { try { await f() } catch (e) { out.push([e instanceof ToolCallError, e.toolName]) } } return out`, a, b)
+	require.Nil(t, res.Error)
+	require.JSONEq(t, `[[true,"read"],[true,"get"]]`, string(res.Value))
+
+	b.ErrorClass = &coderun.ErrorClass{Name: "ToolCallError", MemberNameProperty: "toolName"}
+	_, err := rt.Run(context.Background(), coderun.Request{Program: "return 1", Bindings: []coderun.Namespace{a, b}})
+	require.ErrorIs(t, err, coderun.ErrInvalidBinding)
+	require.ErrorContains(t, err, `duplicate injected global "ToolCallError"`)
+}

@@ -63,6 +63,10 @@ type Request struct {
 }
 
 // Namespace is one program-visible object whose members are async functions.
+//
+// Several namespaces may share one error class by pointing at the same
+// *ErrorClass: it is injected once and all of them reject with it. Two
+// distinct ErrorClass values with the same Name are a duplicate declaration.
 type Namespace struct {
 	// Global is the identifier the program uses, e.g. "tools".
 	Global string
@@ -206,6 +210,7 @@ func (r *Runtime) Isolation() string { return "wasm" }
 // ErrInvalidBinding), which is checked before anything runs.
 func (r *Runtime) Run(ctx context.Context, req Request) (Result, error) {
 	bindings := make([]runtime.Binding, len(req.Bindings))
+	classes := map[*ErrorClass]bool{}
 	for i, ns := range req.Bindings {
 		b := runtime.Binding{Global: ns.Global, Functions: make(map[string]runtime.Func, len(ns.Functions))}
 		for name, f := range ns.Functions {
@@ -217,6 +222,8 @@ func (r *Runtime) Run(ctx context.Context, req Request) (Result, error) {
 		}
 		if ns.ErrorClass != nil {
 			b.ErrorClass, b.MemberProperty = ns.ErrorClass.Name, ns.ErrorClass.MemberNameProperty
+			b.SharesErrorClass = classes[ns.ErrorClass]
+			classes[ns.ErrorClass] = true
 		}
 		bindings[i] = b
 	}

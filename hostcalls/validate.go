@@ -37,6 +37,11 @@ type Decl struct {
 	// MemberProperty is the own property of the error class that holds the
 	// rejected member's name. It is only checked when ErrorClass != "".
 	MemberProperty string
+	// SharesErrorClass says that ErrorClass is the class an earlier
+	// namespace declared (the caller passed the same declaration for both):
+	// it is injected once, and both namespaces reject with it. It needs an
+	// earlier namespace declaring the same class and member property.
+	SharesErrorClass bool
 }
 
 // Validate checks a request's namespace declarations against the rules of
@@ -50,7 +55,7 @@ func Validate(decls []Decl) error {
 		globals[d.Global] = struct{}{}
 	}
 	seenGlobals := make(map[string]struct{}, len(decls))
-	seenClasses := make(map[string]struct{}, len(decls))
+	seenClasses := make(map[string]string, len(decls)) // class -> member property
 	for _, d := range decls {
 		if err := checkName("binding global", d.Global); err != nil {
 			return err
@@ -60,7 +65,12 @@ func Validate(decls []Decl) error {
 		}
 		seenGlobals[d.Global] = struct{}{}
 
-		if d.ErrorClass != "" {
+		if d.ErrorClass != "" && d.SharesErrorClass {
+			if prop, ok := seenClasses[d.ErrorClass]; !ok || prop != d.MemberProperty {
+				return invalidf("binding error class %s of %q is not declared by an earlier namespace",
+					quoteBounded(d.ErrorClass, MaxIdentifierLen), d.Global)
+			}
+		} else if d.ErrorClass != "" {
 			if err := checkName("binding error class", d.ErrorClass); err != nil {
 				return err
 			}
@@ -69,7 +79,7 @@ func Validate(decls []Decl) error {
 			if isGlobal || isClass {
 				return invalidf("duplicate injected global %q", d.ErrorClass)
 			}
-			seenClasses[d.ErrorClass] = struct{}{}
+			seenClasses[d.ErrorClass] = d.MemberProperty
 			if !usableMemberProperty(d.MemberProperty) {
 				return invalidf("binding error member property %s is not usable",
 					quoteBounded(d.MemberProperty, MaxMemberPropertyLen))

@@ -192,3 +192,21 @@ func TestQuoteBounded(t *testing.T) {
 		})
 	}
 }
+
+func TestValidateSharedErrorClass(t *testing.T) {
+	owner := Decl{Global: "files", ErrorClass: "ToolCallError", MemberProperty: "toolName"}
+	shared := Decl{Global: "web", ErrorClass: "ToolCallError", MemberProperty: "toolName", SharesErrorClass: true}
+	require.NoError(t, Validate([]Decl{owner, shared}))
+
+	err := Validate([]Decl{shared, owner})
+	require.ErrorIs(t, err, ErrInvalidBinding)
+	require.ErrorContains(t, err, `binding error class "ToolCallError" of "web" is not declared by an earlier namespace`)
+
+	other := shared
+	other.MemberProperty = "tool"
+	require.ErrorContains(t, Validate([]Decl{owner, other}), "is not declared by an earlier namespace")
+
+	unshared := shared
+	unshared.SharesErrorClass = false
+	require.ErrorContains(t, Validate([]Decl{owner, unshared}), `duplicate injected global "ToolCallError"`)
+}

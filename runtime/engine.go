@@ -159,6 +159,9 @@ type Binding struct {
 	Functions      map[string]Func
 	ErrorClass     string
 	MemberProperty string
+	// SharesErrorClass: ErrorClass is an earlier binding's class, injected
+	// once (see hostcalls.Decl).
+	SharesErrorClass bool
 }
 
 // Func is a host function; see coderun.Func.
@@ -179,7 +182,7 @@ type Outcome struct {
 func (e *Engine) Run(ctx context.Context, program string, bindings []Binding) (Outcome, error) {
 	decls := make([]hostcalls.Decl, len(bindings))
 	for i, b := range bindings {
-		d := hostcalls.Decl{Global: b.Global, ErrorClass: b.ErrorClass, MemberProperty: b.MemberProperty}
+		d := hostcalls.Decl{Global: b.Global, ErrorClass: b.ErrorClass, MemberProperty: b.MemberProperty, SharesErrorClass: b.SharesErrorClass}
 		for name := range b.Functions {
 			d.Members = append(d.Members, name)
 		}

@@ -145,9 +145,12 @@
   }
   function buildBindings(spec) {
     const params = [];
+    const classes = ObjectCreate(null);
     for (let i = 0; i < spec.length; i++) {
       const s = spec[i];
-      const ns = { cls: s.e === "" ? undefined : makeErrorClass(s.e, s.p) };
+      let cls;
+      if (s.e !== "") cls = s.s ? classes[s.e] : (classes[s.e] = makeErrorClass(s.e, s.p));
+      const ns = { cls };
       const obj = ObjectCreate(null);
       for (let j = 0; j < s.m.length; j++) {
         const member = s.m[j];
@@ -155,7 +158,7 @@
       }
       ObjectFreeze(obj);
       params[params.length] = obj;
-      if (ns.cls !== undefined) params[params.length] = ns.cls;
+      if (ns.cls !== undefined && !s.s) params[params.length] = ns.cls;
     }
     return params;
   }

@@ -179,10 +179,10 @@ func (r *run) start() {
 			for name := range b.Functions {
 				members = append(members, name)
 			}
-			if b.ErrorClass != "" {
+			if b.ErrorClass != "" && !b.SharesErrorClass {
 				params = append(params, b.ErrorClass)
 			}
-			spec = append(spec, map[string]any{"g": b.Global, "m": members, "e": b.ErrorClass, "p": b.MemberProperty})
+			spec = append(spec, map[string]any{"g": b.Global, "m": members, "e": b.ErrorClass, "p": b.MemberProperty, "s": b.SharesErrorClass})
 		}
 		main, err := in.Eval(prog.Wrap(params), programFile, quickjs.EvalGlobal)
 		if err != nil {
