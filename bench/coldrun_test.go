@@ -1,27 +1,13 @@
 package bench
 
-import (
-	"context"
-	"testing"
+import "testing"
 
-	"github.com/coderun/coderun"
-)
-
-// BenchmarkColdRun measures one whole run in a fresh instance: instantiate,
-// initialise QuickJS and the prelude, run `return 1+1`, read the value back.
-// The program's compilation is cached after the first iteration.
+// BenchmarkColdRun measures one whole run in a fresh VM: for coderun,
+// instantiate, initialise QuickJS and the prelude, run `return 1+1`, read the
+// value back (the program's compilation is cached after the warm-up run);
+// for the peers, goja.New + RunString, modernc quickjs NewVM + Eval + Close
+// and fastschema qjs.New + Eval + Close, each reading the value back.
 func BenchmarkColdRun(b *testing.B) {
-	rt, err := coderun.New(coderun.DefaultConfig())
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer rt.Close(context.Background())
-	ctx := context.Background()
-	req := coderun.Request{Program: "return 1+1"}
-	for b.Loop() {
-		res, err := rt.Run(ctx, req)
-		if err != nil || res.Error != nil || string(res.Value) != "2" {
-			b.Fatalf("run: %v %v %s", err, res.Error, res.Value)
-		}
-	}
+	w := coldRun()
+	compare(b, 0, coderunEngine(newRuntime(b), w), gojaEngine(w), moderncEngine(w), fastschemaEngine(b, w))
 }
