@@ -22,23 +22,22 @@ const (
 )
 
 // Bindings returns one namespace per upstream (see Namespace), in order,
-// with the tools each upstream listed last.
-//
-// coderun refuses two namespaces that inject the same error class, so only
-// the first upstream's namespace has ToolCallError; the calls of the others
-// reject with plain Errors. Declarations says so.
+// with the tools each upstream listed last. All of them share one injected
+// ToolCallError class (the same *coderun.ErrorClass), so every failed call
+// of every upstream rejects with it.
 func Bindings(upstreams []*Upstream) []coderun.Namespace {
+	class := &coderun.ErrorClass{Name: ErrorClassName, MemberNameProperty: ErrorClassMemberProperty}
 	ns := make([]coderun.Namespace, len(upstreams))
 	for i, u := range upstreams {
-		ns[i] = Namespace(u, i == 0)
+		ns[i] = Namespace(u, class)
 	}
 	return ns
 }
 
 // Namespace returns u's tools as a coderun namespace named u.Name(): each
-// tool is a member of the same name that calls Upstream.Call. With
-// errorClass, rejections are ToolCallError instances.
-func Namespace(u *Upstream, errorClass bool) coderun.Namespace {
+// tool is a member of the same name that calls Upstream.Call. With a
+// non-nil class, rejections are instances of it.
+func Namespace(u *Upstream, class *coderun.ErrorClass) coderun.Namespace {
 	tools := u.Tools()
 	ns := coderun.Namespace{Global: u.Name(), Functions: make(map[string]coderun.Func, len(tools))}
 	for _, t := range tools {
@@ -47,9 +46,7 @@ func Namespace(u *Upstream, errorClass bool) coderun.Namespace {
 			return u.Call(ctx, name, args)
 		}
 	}
-	if errorClass {
-		ns.ErrorClass = &coderun.ErrorClass{Name: ErrorClassName, MemberNameProperty: ErrorClassMemberProperty}
-	}
+	ns.ErrorClass = class
 	return ns
 }
 
@@ -59,10 +56,8 @@ func Namespace(u *Upstream, errorClass bool) coderun.Namespace {
 func CheckNames(upstreams []*Upstream) error {
 	var decls []hostcalls.Decl
 	for i, u := range upstreams {
-		d := hostcalls.Decl{Global: u.Name()}
-		if i == 0 {
-			d.ErrorClass, d.MemberProperty = ErrorClassName, ErrorClassMemberProperty
-		}
+		d := hostcalls.Decl{Global: u.Name(), ErrorClass: ErrorClassName,
+			MemberProperty: ErrorClassMemberProperty, SharesErrorClass: i > 0}
 		decls = append(decls, d)
 		if err := hostcalls.Validate(decls); err != nil {
 			return fmt.Errorf("upstream %q: %w", u.Name(), err)
@@ -82,8 +77,8 @@ func Declarations(upstreams []*Upstream) string {
 			b.WriteString("\n")
 		}
 		class, prop := "", ""
-		if i == 0 {
-			class, prop = ErrorClassName, ErrorClassMemberProperty
+		if i == len(upstreams)-1 {
+			class, prop = ErrorClassName, ErrorClassMemberProperty // declared once, after the last namespace
 		}
 		b.WriteString(hostcalls.RenderDeclarations(u.Name(), members(u.Tools()), class, prop))
 	}

@@ -204,13 +204,6 @@ The program is the body of an async function: top-level await and return work. T
 	if len(upstreams) > 0 {
 		fmt.Fprintf(&b, " A call that fails rejects with a %s (its message is the tool's error, its %s the tool's name)",
 			ErrorClassName, ErrorClassMemberProperty)
-		if len(upstreams) > 1 {
-			var others []string
-			for _, u := range upstreams[1:] {
-				others = append(others, u.Name())
-			}
-			fmt.Fprintf(&b, " for %s; the calls of %s reject with a plain Error", upstreams[0].Name(), strings.Join(others, ", "))
-		}
 		b.WriteString("; an uncaught rejection ends the run with its message.")
 	}
 	b.WriteString(" No network, filesystem or modules: only these tools, console and setTimeout.\n\n")
