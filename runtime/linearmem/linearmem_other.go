@@ -13,6 +13,8 @@ func reserve(uint64) ([]byte, error) { return nil, errors.ErrUnsupported }
 
 func commit([]byte) error { return errors.ErrUnsupported }
 
+func protectNone([]byte) error { return errors.ErrUnsupported }
+
 func unmap([]byte) error { return errors.ErrUnsupported }
 
 func zeroPages([]byte) error { return errors.ErrUnsupported }

@@ -20,6 +20,11 @@ func commit(b []byte) error {
 	return unix.Mprotect(b, unix.PROT_READ|unix.PROT_WRITE)
 }
 
+// protectNone makes b inaccessible again. It does not free its pages.
+func protectNone(b []byte) error {
+	return unix.Mprotect(b, unix.PROT_NONE)
+}
+
 // unmap releases a whole mapping returned by reserve.
 func unmap(b []byte) error {
 	return unix.Munmap(b)

@@ -109,7 +109,7 @@ func NewEngine(ctx context.Context, opts Options) (*Engine, error) {
 		cfg = cfg.WithCompilationCache(opts.Cache)
 	}
 	rt := wazero.NewRuntimeWithConfig(ctx, cfg)
-	e := &Engine{rt: rt, alloc: linearmem.NewAllocator()}
+	e := &Engine{rt: rt, alloc: linearmem.NewPool(linearmem.PoolOptions{})}
 	if err := e.init(ctx, opts.Wasm); err != nil {
 		_ = rt.Close(ctx)
 		return nil, err
@@ -167,7 +167,13 @@ func (e *Engine) IsMemoryTrap(err error) bool {
 func (e *Engine) Metered() bool { return e.hasFuel }
 
 // Close releases the runtime and every instance still open.
-func (e *Engine) Close(ctx context.Context) error { return e.rt.Close(ctx) }
+func (e *Engine) Close(ctx context.Context) error {
+	err := e.rt.Close(ctx)
+	if p, ok := e.alloc.(*linearmem.Pool); ok {
+		p.Close() // after the instances have given their memories back
+	}
+	return err
+}
 
 // jsFunctionProxy is env.jsFunctionProxy(ctx, this, argc, argv): the C proxy
 // passes (fnID, ctxID, isAsync, promise, ...args) in argv.

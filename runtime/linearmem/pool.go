@@ -1,0 +1,380 @@
+package linearmem
+
+import (
+	"os"
+	"runtime"
+	"sync"
+
+	"github.com/tetratelabs/wazero/experimental"
+)
+
+var _ experimental.MemoryAllocator = (*Pool)(nil)
+
+// Defaults of PoolOptions.
+const (
+	// DefaultMaxKeepBytes is the default PoolOptions.MaxKeepBytes.
+	DefaultMaxKeepBytes = 8 << 20
+)
+
+// PoolOptions configure a Pool. The zero value selects the defaults.
+type PoolOptions struct {
+	// MaxIdle is how many freed memories the pool keeps for reuse, scrubbed
+	// or waiting to be. When a memory is freed while MaxIdle are kept, the
+	// least recently freed one is evicted: unmapped by the pool's
+	// goroutine. 0 selects
+	// 2×runtime.GOMAXPROCS(0) as of NewPool; a negative value keeps none
+	// (every Free unmaps, as with NewAllocator).
+	MaxIdle int
+	// MaxKeepBytes bounds what a kept memory holds on to: when a memory that
+	// committed more than MaxKeepBytes (rounded down to the OS page size) is
+	// freed, its pages above that are released with madvise(MADV_DONTNEED)
+	// and made inaccessible again, and the next user commits them anew if it
+	// grows that far. 0 selects DefaultMaxKeepBytes.
+	MaxKeepBytes uint64
+	// Background moves scrubbing off Free: Free only queues the memory,
+	// and a goroutine of the pool, started when there is work and ending
+	// when there is none, scrubs it. (That goroutine always does the
+	// unmapping of evicted memories, which can take milliseconds.) Until
+	// it has, the memory is not reused unless the pool is full, in which
+	// case Allocate scrubs it itself. By default Free scrubs the memory
+	// on the goroutine that calls it (wazero calls Free when the module is
+	// closed), which is simpler and, on small or busy machines where a
+	// new goroutine can wait a millisecond for a processor, as fast; a
+	// caller that wants the cost off its critical path can close the
+	// module on a goroutine of its own.
+	Background bool
+}
+
+// PoolStats are counters of a Pool.
+type PoolStats struct {
+	// Idle is the number of memories kept for reuse, including those not
+	// scrubbed yet; at most PoolOptions.MaxIdle.
+	Idle int
+	// Pending is how many of Idle are not scrubbed yet.
+	Pending int
+	// Reused counts Allocates served from the pool, Fresh those that
+	// reserved a new mapping.
+	Reused, Fresh uint64
+	// ScrubbedByAllocate counts, with PoolOptions.Background, the Reused
+	// that found no scrubbed memory in a full pool and scrubbed a pending
+	// one themselves. If it is a large share of Reused, the pool's
+	// goroutine does not get to run in time.
+	ScrubbedByAllocate uint64
+	// Unmapped counts memories the pool unmapped (evicted, freed after
+	// Close, failed to scrub, or idle at Close). Unmapping by the pool's
+	// goroutine is counted when it is done.
+	Unmapped uint64
+	// Trimmed counts memories whose pages above MaxKeepBytes were released.
+	Trimmed uint64
+}
+
+// Pool is an experimental.MemoryAllocator that reuses the reservations of
+// freed memories. Its memories are those of Allocator (reserved once,
+// committed on growth, never moved), except that Free returns the
+// reservation to the pool, which scrubs it (see the package documentation)
+// and hands it to a later Allocate with the same max. A reused memory keeps
+// the pages the previous user made resident, zeroed, so that its next user
+// does not pay a page fault for each of them again: on virtual machines a
+// first-touch fault can cost tens of microseconds. (On platforms other than
+// Linux, which has mincore to tell resident pages apart, scrubbing replaces
+// all the committed pages with fresh ones: reuse then saves system calls,
+// not faults.)
+//
+// A Pool is safe for concurrent use. Close it when done: Close unmaps the
+// idle memories and waits for the pool's goroutine; memories freed later are
+// unmapped directly. A Pool that becomes unreachable without Close is closed
+// by a runtime cleanup.
+type Pool struct {
+	s       *poolState
+	cleanup runtime.Cleanup
+}
+
+// region is a freed reservation. Bytes [0, committed) are readable and
+// writable, the rest inaccessible; the rest reads as zero once made
+// accessible (never committed, or dropped by trim), and so does
+// [0, committed) once clean.
+type region struct {
+	mapping   []byte
+	committed uint64
+	clean     bool
+}
+
+// poolState is the Pool, apart from the handle that the cleanup watches.
+type poolState struct {
+	pageSize uint64
+	maxIdle  int
+	keep     uint64
+	inline   bool
+
+	mu sync.Mutex
+	// idle holds the kept regions, least recently freed first.
+	idle []*region
+	// scrubbing counts kept regions being scrubbed, out of idle: they
+	// count towards maxIdle.
+	scrubbing int
+	// doomed holds evicted regions for the goroutine to unmap.
+	doomed  []*region
+	working bool // the goroutine is running
+	closed  bool
+	worker  sync.WaitGroup
+	stats   PoolStats
+}
+
+// NewPool returns a Pool. On platforms without mmap (Supported is false) its
+// memories are backed by the Go heap, as Allocator's are when a reservation
+// fails, and nothing is pooled.
+func NewPool(opts PoolOptions) *Pool {
+	s := &poolState{
+		pageSize: uint64(os.Getpagesize()),
+		maxIdle:  opts.MaxIdle,
+		keep:     opts.MaxKeepBytes,
+		inline:   !opts.Background,
+	}
+	if s.maxIdle == 0 {
+		s.maxIdle = 2 * runtime.GOMAXPROCS(0)
+	}
+	if s.keep == 0 {
+		s.keep = DefaultMaxKeepBytes
+	}
+	s.keep &^= s.pageSize - 1
+	p := &Pool{s: s}
+	p.cleanup = runtime.AddCleanup(p, func(s *poolState) { s.close(false) }, s)
+	return p
+}
+
+// Allocate implements experimental.MemoryAllocator. It returns a kept
+// memory whose reservation has the size a new one for max would have, with
+// length 0 and every byte reading as zero, or else reserves a new one as
+// Allocator.Allocate does (cap is ignored).
+func (p *Pool) Allocate(cap, max uint64) experimental.LinearMemory {
+	s := p.s
+	if size, err := reservationSize(max, s.pageSize); err == nil {
+		if r := s.take(size); r != nil {
+			return newMapped(max, s.pageSize, r.mapping, r.committed, s)
+		}
+	}
+	m, err := reserveMemory(max, s)
+	if err != nil {
+		return &Memory{max: max}
+	}
+	s.mu.Lock()
+	s.stats.Fresh++
+	s.mu.Unlock()
+	return m
+}
+
+// Stats returns the pool's counters.
+func (p *Pool) Stats() PoolStats {
+	s := p.s
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := s.stats
+	st.Idle = len(s.idle) + s.scrubbing
+	st.Pending = s.scrubbing
+	for _, r := range s.idle {
+		if !r.clean {
+			st.Pending++
+		}
+	}
+	return st
+}
+
+// Close unmaps the idle memories and waits until the pool's goroutine has
+// finished; memories freed afterwards are unmapped by Free. The Pool can
+// still allocate, without reuse. Close is idempotent.
+func (p *Pool) Close() {
+	p.cleanup.Stop()
+	p.s.close(true)
+}
+
+func (s *poolState) close(wait bool) {
+	s.mu.Lock()
+	var drop []*region
+	if !s.closed {
+		s.closed = true
+		drop = append(s.idle, s.doomed...)
+		s.idle, s.doomed = nil, nil
+		s.stats.Unmapped += uint64(len(drop))
+	}
+	s.mu.Unlock()
+	for _, r := range drop {
+		_ = unmap(r.mapping)
+	}
+	if wait {
+		s.worker.Wait()
+	}
+}
+
+// take removes and returns a kept region of the given reservation size,
+// scrubbed, or nil. It prefers the most recently freed clean region. Failing
+// that, while the pool is not full it returns nil, so that a fresh memory is
+// reserved and the pool grows until the goroutine's scrubbing keeps up with
+// the frees; once the pool is full, it scrubs the most recently freed
+// pending region itself, which costs far less than faulting in a fresh
+// memory.
+func (s *poolState) take(size uint64) *region {
+	s.mu.Lock()
+	found := -1
+	for i := len(s.idle) - 1; i >= 0; i-- {
+		if r := s.idle[i]; uint64(len(r.mapping)) == size {
+			if r.clean {
+				found = i
+				break
+			}
+			if found < 0 {
+				found = i
+			}
+		}
+	}
+	if found < 0 || !s.idle[found].clean && len(s.idle)+s.scrubbing < s.maxIdle {
+		s.mu.Unlock()
+		return nil
+	}
+	r := s.idle[found]
+	s.idle = append(s.idle[:found], s.idle[found+1:]...)
+	if r.clean {
+		s.stats.Reused++
+		s.mu.Unlock()
+		return r
+	}
+	s.mu.Unlock()
+	ok := s.scrub(r)
+	s.mu.Lock()
+	if ok {
+		s.stats.Reused++
+		s.stats.ScrubbedByAllocate++
+	} else {
+		s.stats.Unmapped++
+	}
+	s.mu.Unlock()
+	if !ok {
+		_ = unmap(r.mapping)
+		return nil
+	}
+	return r
+}
+
+// put takes a freed reservation: it keeps it for reuse (evicting the least
+// recently freed kept one when maxIdle are kept) or unmaps it.
+func (s *poolState) put(mapping []byte, committed uint64) {
+	r := &region{mapping: mapping, committed: committed}
+	s.mu.Lock()
+	if s.closed || s.maxIdle < 0 {
+		s.stats.Unmapped++
+		s.mu.Unlock()
+		_ = unmap(mapping)
+		return
+	}
+	var evict *region
+	if len(s.idle)+s.scrubbing >= s.maxIdle {
+		if len(s.idle) > 0 {
+			evict = s.idle[0]
+			s.idle = append(s.idle[:0], s.idle[1:]...)
+		} else {
+			evict, r = r, nil
+		}
+	}
+	if evict != nil {
+		// munmap of a populated mapping can take milliseconds.
+		s.doomed = append(s.doomed, evict)
+	}
+	if s.inline {
+		if r != nil {
+			s.scrubbing++
+		}
+		if evict != nil {
+			s.startWorker()
+		}
+		s.mu.Unlock()
+		if r != nil {
+			s.finish(r, s.scrub(r))
+		}
+		return
+	}
+	if r != nil {
+		s.idle = append(s.idle, r)
+	}
+	s.startWorker()
+	s.mu.Unlock()
+}
+
+// startWorker starts the pool's goroutine unless it is running. s.mu must
+// be held.
+func (s *poolState) startWorker() {
+	if !s.working {
+		s.working = true
+		s.worker.Add(1)
+		go s.work()
+	}
+}
+
+// finish keeps a region that was scrubbed (ok) while counted in scrubbing,
+// or unmaps it.
+func (s *poolState) finish(r *region, ok bool) {
+	s.mu.Lock()
+	s.scrubbing--
+	if ok && !s.closed {
+		r.clean = true
+		s.idle = append(s.idle, r)
+		s.mu.Unlock()
+		return
+	}
+	s.stats.Unmapped++
+	s.mu.Unlock()
+	_ = unmap(r.mapping)
+}
+
+// work is the pool's goroutine: it unmaps evicted regions and, with
+// Background, scrubs pending ones, oldest first, until there are none.
+func (s *poolState) work() {
+	defer s.worker.Done()
+	for {
+		s.mu.Lock()
+		if len(s.doomed) > 0 {
+			doomed := s.doomed
+			s.doomed = nil
+			s.mu.Unlock()
+			for _, r := range doomed {
+				_ = unmap(r.mapping)
+			}
+			s.mu.Lock()
+			s.stats.Unmapped += uint64(len(doomed))
+			s.mu.Unlock()
+			continue
+		}
+		var r *region
+		for i, c := range s.idle {
+			if !c.clean {
+				r = c
+				s.idle = append(s.idle[:i], s.idle[i+1:]...)
+				s.scrubbing++
+				break
+			}
+		}
+		if r == nil {
+			s.working = false
+			s.mu.Unlock()
+			return
+		}
+		s.mu.Unlock()
+		s.finish(r, s.scrub(r))
+	}
+}
+
+// scrub makes a freed region fit for reuse: it releases the committed pages
+// above keep and makes them inaccessible again, then makes every committed
+// byte read as zero (scrubPages). It reports false if a system call failed;
+// the region must then be unmapped.
+func (s *poolState) scrub(r *region) bool {
+	if r.committed > s.keep {
+		tail := r.mapping[s.keep:r.committed]
+		if zeroPages(tail) != nil || protectNone(tail) != nil {
+			return false
+		}
+		r.committed = s.keep
+		s.mu.Lock()
+		s.stats.Trimmed++
+		s.mu.Unlock()
+	}
+	return scrubPages(r.mapping[:r.committed], s.pageSize) == nil
+}

@@ -1,0 +1,88 @@
+package linearmem
+
+import (
+	"bytes"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// mincoreChunk is how many pages one mincore call reports on: 8 MiB of 4 KiB
+// pages (DefaultMaxKeepBytes), as system calls are not cheap in a VM.
+const mincoreChunk = 2048
+
+// zeros is compared against, never written.
+var zeros [4096]byte
+
+// scrubPages makes every byte of the page-aligned, readable and writable
+// range b read as zero without faulting in pages that are not resident:
+// mincore splits b into runs of resident and non-resident pages; in a
+// resident run every page that is not already zero is cleared in place
+// (no fault, and the page stays resident for the next user); a non-resident
+// run is dropped with madvise(MADV_DONTNEED), which also discards a
+// swapped-out page's contents, so that its next access maps a fresh zero
+// page.
+//
+// Residency only decides which of the two is used, never whether a page is
+// zeroed, so a page changing state meanwhile costs time, not correctness.
+// If mincore fails the whole range is dropped.
+//
+// Checking a page before clearing it costs about as much as clearing it when
+// the page is dirty (the comparison stops at the first non-zero byte), less
+// when it is clean and out of cache (reads are cheaper than writes), and
+// avoids a fault for a page that is resident only as a mapping of the
+// kernel's shared zero page (read, never written).
+func scrubPages(b []byte, pageSize uint64) error {
+	var vec [mincoreChunk]byte
+	ps := int(pageSize)
+	for len(b) > 0 {
+		chunk := b[:min(len(b), mincoreChunk*ps)]
+		b = b[len(chunk):]
+		n := len(chunk) / ps
+		_, _, errno := unix.Syscall(unix.SYS_MINCORE,
+			uintptr(unsafe.Pointer(unsafe.SliceData(chunk))), uintptr(len(chunk)),
+			uintptr(unsafe.Pointer(&vec[0])))
+		if errno != 0 {
+			if err := zeroPages(chunk); err != nil {
+				return err
+			}
+			continue
+		}
+		for i := 0; i < n; {
+			resident := vec[i] & 1
+			j := i + 1
+			for j < n && vec[j]&1 == resident {
+				j++
+			}
+			run := chunk[i*ps : j*ps]
+			if resident != 0 {
+				clearResident(run, ps)
+			} else if err := zeroPages(run); err != nil {
+				return err
+			}
+			i = j
+		}
+	}
+	return nil
+}
+
+// clearResident zeroes b page by page, skipping pages that already read as
+// zero.
+func clearResident(b []byte, pageSize int) {
+	for off := 0; off < len(b); off += pageSize {
+		if page := b[off : off+pageSize]; !isZero(page) {
+			clear(page)
+		}
+	}
+}
+
+func isZero(b []byte) bool {
+	for len(b) > 0 {
+		n := min(len(b), len(zeros))
+		if !bytes.Equal(b[:n], zeros[:n]) {
+			return false
+		}
+		b = b[n:]
+	}
+	return true
+}
