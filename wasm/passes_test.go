@@ -1,6 +1,7 @@
 package wasm
 
 import (
+	"bytes"
 	"slices"
 	"testing"
 
@@ -258,6 +259,9 @@ func TestHardenSize(t *testing.T) {
 	require.Len(t, m.Imports, 25)
 	require.Len(t, m.Code, 1138+3) // grow_checked and the bulk memory helpers
 	t.Logf("hardened module: %d bytes (original %d)", len(b), len(QuickJS()))
+	again, err := Harden(QuickJS(), FuelConfig{})
+	require.NoError(t, err)
+	require.True(t, bytes.Equal(b, again), "Harden is deterministic")
 	_, err = Harden([]byte("junk"), FuelConfig{})
 	require.ErrorIs(t, err, ErrMalformed)
 }
