@@ -190,7 +190,9 @@ func TestSpecialMemberNames(t *testing.T) {
 // two distinct declarations of one name are still a duplicate.
 func TestSharedErrorClass(t *testing.T) {
 	rt := newRuntime(t, nil)
-	fail := func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) { return nil, errors.New("nope") }
+	fail := func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
+		return nil, errors.New("nope")
+	}
 	class := &coderun.ErrorClass{Name: "ToolCallError", MemberNameProperty: "toolName"}
 	a := coderun.Namespace{Global: "files", Functions: map[string]coderun.Func{"read": fail}, ErrorClass: class}
 	b := coderun.Namespace{Global: "web", Functions: map[string]coderun.Func{"get": fail}, ErrorClass: class}
