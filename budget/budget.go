@@ -12,8 +12,8 @@ import (
 // (see package wasm, Fuel) charges:
 //   - 1 unit each time any loop of the engine's C code (builtins, the
 //     garbage collector, the parser, regular expressions, JSON, BigInt …)
-//     starts an iteration, and 1 unit per 4 KiB moved by memory.copy or
-//     memory.fill;
+//     branches back to its start (a loop that runs once is free), and 1
+//     unit per 4 KiB moved by memory.copy or memory.fill;
 //   - InterruptCost units each time QuickJS polls its interrupt handler,
 //     which its interpreter does once per 10,000 interpreter operations
 //     (function calls and backward jumps).
@@ -22,7 +22,7 @@ import (
 // jump (loop iteration) of the interpreter. The count depends only on the
 // program and the binding results it sees, so the same program spends the
 // same fuel on any machine.
-const FuelUnit = "one C loop iteration; 10,000 per 10,000 interpreter operations"
+const FuelUnit = "one repeated C loop iteration; 10,000 per 10,000 interpreter operations"
 
 // InterruptCost is the fuel charged per QuickJS interrupt poll.
 const InterruptCost = 10000

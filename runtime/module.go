@@ -14,7 +14,7 @@ import (
 )
 
 // fuelConfig is the fuel pass configuration of every engine.
-var fuelConfig = wasm.FuelConfig{InterruptCost: budget.InterruptCost}
+var fuelConfig = wasm.FuelConfig{InterruptCost: budget.InterruptCost, BackEdges: true}
 
 // hardenedModule returns the QuickJS module rewritten by wasm.Harden. With a
 // cache directory, the result is kept there, keyed by wasm.PassesDigest (the
