@@ -73,7 +73,7 @@ func TestFuelBudgetIsExact(t *testing.T) {
 	}{{used, ""}, {used - 1, KindTimeout}} {
 		limits := e.limits
 		limits.Fuel = tc.fuel
-		e2, err := New(context.Background(), Options{Limits: limits, CacheDir: t.TempDir()})
+		e2, err := New(context.Background(), Options{Limits: limits, CacheDir: testCacheDir(t)})
 		require.NoError(t, err)
 		o, err := e2.Run(context.Background(), mixed, nil)
 		require.NoError(t, err)

@@ -2,6 +2,8 @@ package runtime
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -10,12 +12,23 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// testCacheDir is shared by this package's tests, so that the rewritten
+// module and the snapshot are built and compiled once, not per test (as a
+// process using coderun's default cache directory would).
+func testCacheDir(t *testing.T) string {
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		return t.TempDir()
+	}
+	return filepath.Join(dir, "coderun")
+}
+
 func testEngine(t *testing.T) *Engine {
 	t.Helper()
 	e, err := New(context.Background(), Options{Limits: budget.Limits{
 		Fuel: 1 << 40, ComputeTime: time.Minute, WallTime: time.Minute,
 		MemoryBytes: 64 << 20, MaxOutputBytes: 1 << 20, MaxConcurrentCalls: 4,
-	}, CacheDir: t.TempDir()})
+	}, CacheDir: testCacheDir(t)})
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, e.Close(context.Background())) })
 	return e
