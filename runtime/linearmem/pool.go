@@ -41,7 +41,8 @@ type PoolOptions struct {
 	// closed), which is simpler and, on small or busy machines where a
 	// new goroutine can wait a millisecond for a processor, as fast; a
 	// caller that wants the cost off its critical path can close the
-	// module on a goroutine of its own.
+	// module on a goroutine of its own. Either way, a memory that committed
+	// more than MaxKeepBytes is scrubbed (and trimmed) by the goroutine.
 	Background bool
 }
 
@@ -278,7 +279,11 @@ func (s *poolState) put(mapping []byte, committed uint64) {
 		// munmap of a populated mapping can take milliseconds.
 		s.doomed = append(s.doomed, evict)
 	}
-	if s.inline {
+	// A memory that grew past the keep size is handed to the pool's
+	// goroutine even in inline mode: trimming a large resident heap takes
+	// milliseconds (page frees), which would otherwise delay the end of the
+	// run that used it.
+	if s.inline && committed <= s.keep {
 		if r != nil {
 			s.scrubbing++
 		}

@@ -554,3 +554,24 @@ func BenchmarkReuse(b *testing.B) {
 		})
 	}
 }
+
+// In inline mode a memory that grew past MaxKeepBytes is not scrubbed by
+// Free (trimming a big heap takes milliseconds) but by the pool's goroutine;
+// it is still zero when reused.
+func TestPoolLargeMemoriesScrubInBackground(t *testing.T) {
+	const keep = mib
+	p := newPool(t, linearmem.PoolOptions{MaxKeepBytes: keep})
+	mem := allocate(t, p, 256*wasmPage)
+	buf := mem.Reallocate(8 * mib)
+	for i := 0; i < len(buf); i += 4096 {
+		buf[i] = 0x55
+	}
+	mem.Free()
+	waitIdle(t, p, 1)
+	require.Equal(t, uint64(1), p.Stats().Trimmed)
+	again := allocate(t, p, 256*wasmPage)
+	defer again.Free()
+	require.Equal(t, uint64(1), p.Stats().Reused)
+	buf = again.Reallocate(8 * mib)
+	require.Equal(t, -1, firstMismatch(buf, 1, func(int) byte { return 0 }))
+}
