@@ -11,6 +11,8 @@ import (
 	"fmt"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/tetratelabs/wazero"
 
@@ -69,9 +71,11 @@ type Engine struct {
 	active  sync.WaitGroup
 
 	// ready holds prewarmed instances, each used by exactly one run; filler
-	// tracks the goroutine that refills it.
-	ready  chan *quickjs.Instance
-	filler sync.WaitGroup
+	// tracks the goroutine that refills it; running counts runs in flight
+	// (the filler waits for none, so that it never competes with a run).
+	ready   chan *quickjs.Instance
+	filler  sync.WaitGroup
+	running atomic.Int64
 }
 
 // New validates the limits and compiles the engine.
@@ -126,9 +130,21 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 type idleHost struct{ templateHost }
 
 // fill keeps the pool of prewarmed instances full until the engine closes.
+// It instantiates only while no run is in flight: on a small machine a
+// refill running beside a run slows that run down more than the prewarmed
+// instance saved it.
 func (e *Engine) fill() {
 	defer e.filler.Done()
+	idle := time.NewTicker(time.Millisecond)
+	defer idle.Stop()
 	for {
+		for e.running.Load() > 0 {
+			select {
+			case <-idle.C:
+			case <-e.closing:
+				return
+			}
+		}
 		in, err := e.qe.Instantiate(context.Background(), idleHost{})
 		if err != nil {
 			return // the engine is closing or broken; runs instantiate their own
@@ -199,6 +215,8 @@ func (e *Engine) Run(ctx context.Context, program string, bindings []Binding) (O
 	e.active.Add(1)
 	e.mu.Unlock()
 	defer e.active.Done()
+	e.running.Add(1)
+	defer e.running.Add(-1)
 
 	if ctx.Err() != nil {
 		return Outcome{Logs: []string{}, Kind: KindAbort, Message: context.Cause(ctx).Error()}, nil
