@@ -51,18 +51,24 @@ func coderunEngine(rt *coderun.Runtime, w workload) engine {
 // the event loop until the script's promise settles.
 func gojaEngine(w workload) engine {
 	script := w.script()
-	return engine{name: "goja", sample: func() (time.Duration, error) {
+	return engine{name: "goja", sample: timedSample(w.want, func() (string, error) { return runGoja(script, w.async) })}
+}
+
+// timedSample returns a sample function that times run and checks that its
+// completion value is want.
+func timedSample(want string, run func() (string, error)) func() (time.Duration, error) {
+	return func() (time.Duration, error) {
 		start := time.Now()
-		got, err := runGoja(script, w.async)
+		got, err := run()
 		d := time.Since(start)
 		if err != nil {
 			return 0, err
 		}
-		if got != w.want {
-			return 0, fmt.Errorf("completion value %s, want %s", got, w.want)
+		if got != want {
+			return 0, fmt.Errorf("completion value %s, want %s", got, want)
 		}
 		return d, nil
-	}}
+	}
 }
 
 // runGoja evaluates script in a fresh goja runtime and returns its
@@ -171,18 +177,7 @@ func (l *gojaLoop) close() { close(l.done) }
 // no async workload.
 func moderncEngine(w workload) engine {
 	script := w.script()
-	return engine{name: "modernc", sample: func() (time.Duration, error) {
-		start := time.Now()
-		got, err := runModernc(script)
-		d := time.Since(start)
-		if err != nil {
-			return 0, err
-		}
-		if got != w.want {
-			return 0, fmt.Errorf("completion value %s, want %s", got, w.want)
-		}
-		return d, nil
-	}}
+	return engine{name: "modernc", sample: timedSample(w.want, func() (string, error) { return runModernc(script) })}
 }
 
 func runModernc(script string) (string, error) {
