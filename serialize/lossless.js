@@ -18,8 +18,12 @@
 // to the guest; parse exists so that host and guest use the same captured
 // parser rather than whatever the program left in globalThis.JSON.
 //
-// How stringify works: one iterative pass (explicit stack, no recursion on the
-// value) checks the value and copies it into a "mirror" made only of
+// How stringify works: small values (binding arguments, typically) are
+// checked and printed in one recursive pass that reads each property once and
+// builds the text as it goes (direct). Containers past DIRECT_NODES nodes or
+// DIRECT_DEPTH levels are handed, before any of their properties is read, to
+// the mirror walk: one iterative pass (explicit stack, no recursion on the
+// value) checks the container and copies it into a "mirror" made only of
 // null-prototype arrays, null-prototype objects and primitives. The mirror has
 // no prototypes, no accessors and no toJSON anywhere, so the captured native
 // JSON.stringify can print it without running any user code. When the value is
@@ -86,9 +90,46 @@
     return { __proto__: null };
   }
 
-  // mirror checks value and returns its safe copy. Primitives are returned as
-  // they are. The number of nested containers is reported through depthOut[0].
-  function mirror(value, depthOut) {
+  // arrayLength checks the array v, whose prototype is proto, and returns
+  // its length: it must be a dense Array with no other own property.
+  function arrayLength(v, proto) {
+    if (proto !== ArrayPrototype) throw REJECT;
+    const n = v.length;
+    const own = ReflectOwnKeys(v);
+    // Own keys come as the indices (ascending), then "length" (the first
+    // string key of every array), then other strings, then symbols. A
+    // dense array without extras has exactly n indices, then "length".
+    if (own.length !== n + 1 || own[n] !== "length") throw REJECT;
+    return n;
+  }
+
+  // objectKeys checks the non-array object v, whose prototype is proto, and
+  // returns its own keys: it must be a plain (or null-prototype) object whose
+  // own keys are all enumerable strings.
+  function objectKeys(v, proto) {
+    if (proto !== ObjectPrototype && proto !== null) throw REJECT;
+    const keys = ReflectOwnKeys(v);
+    const n = keys.length;
+    // A typed array or DataView moved onto Object.prototype (or a null
+    // prototype) has no own keys or the indices "0", "1", ... only.
+    if ((n === 0 || keys[0] === "0") && ArrayBufferIsView(v)) throw REJECT;
+    // Object.keys lists the enumerable string keys only: equal counts
+    // mean no symbol and no non-enumerable key.
+    if (ObjectKeys(v).length !== n) throw REJECT;
+    // A Date or boxed Number/Boolean moved onto Object.prototype (or a null
+    // prototype) has no own keys but a builtin tag. (Other exotic objects
+    // moved there, e.g. a Map, are not detected: they print {}.) The tag is
+    // read only when no toStringTag can run user code.
+    if (n === 0 && !ObjectHasOwn(ObjectPrototype, SymbolToStringTag) &&
+        ObjectPrototypeToString(v) !== "[object Object]") throw REJECT;
+    return keys;
+  }
+
+  // mirror checks the container value, whose own keys (keys, or null for an
+  // array of length n) are already checked, and returns its safe copy. The
+  // depth of nested containers is reported through depthOut[0], the number
+  // of nodes through depthOut[1].
+  function mirror(value, keys, n, depthOut) {
     const sSrc = nullArray(); // source container
     const sRead = nullArray(); // where its elements are read (source or copy)
     const sDst = nullArray(); // its mirror
@@ -109,20 +150,19 @@
         if (sSrc[j] === v) throw REJECT; // a cycle
       }
       if (sp > SCAN_DEPTH && SetHas(ancestors, v)) throw REJECT;
-      nodes++;
       const proto = ObjectGetPrototypeOf(v);
-      let keys = null;
-      let n;
+      if (ArrayIsArray(v)) return push(v, null, arrayLength(v, proto));
+      const keys = objectKeys(v, proto);
+      return push(v, keys, keys.length);
+    }
+
+    // push pushes the frame of the checked container v (keys: its own keys,
+    // or null for an array of length n) and returns its mirror.
+    function push(v, keys, n) {
+      nodes++;
       let dst;
       let copied = false;
-      if (ArrayIsArray(v)) {
-        if (proto !== ArrayPrototype) throw REJECT;
-        n = v.length;
-        const own = ReflectOwnKeys(v);
-        // Own keys come as the indices (ascending), then "length" (the first
-        // string key of every array), then other strings, then symbols. A
-        // dense array without extras has exactly n indices, then "length".
-        if (own.length !== n + 1 || own[n] !== "length") throw REJECT;
+      if (keys === null) {
         // The mirror starts as a native copy (each element read once, by
         // Array.of's argument list) and the walk then reads the copy; nested
         // containers overwrite their slot with their mirror. Past the engine's
@@ -136,21 +176,6 @@
           dst = nullArray();
         }
       } else {
-        if (proto !== ObjectPrototype && proto !== null) throw REJECT;
-        keys = ReflectOwnKeys(v);
-        n = keys.length;
-        // A typed array or DataView moved onto Object.prototype (or a null
-        // prototype) has no own keys or the indices "0", "1", ... only.
-        if ((n === 0 || keys[0] === "0") && ArrayBufferIsView(v)) throw REJECT;
-        // Object.keys lists the enumerable string keys only: equal counts
-        // mean no symbol and no non-enumerable key.
-        if (ObjectKeys(v).length !== n) throw REJECT;
-        // A Date or boxed Number/Boolean moved onto Object.prototype (or a
-        // null prototype) has no own keys but a builtin tag. (Other exotic
-        // objects moved there, e.g. a Map, are not detected: they print {}.)
-        // The tag is read only when no toStringTag can run user code.
-        if (n === 0 && !ObjectHasOwn(ObjectPrototype, SymbolToStringTag) &&
-            ObjectPrototypeToString(v) !== "[object Object]") throw REJECT;
         dst = nullObject();
       }
       if (sp >= SCAN_DEPTH) {
@@ -168,18 +193,7 @@
       return dst;
     }
 
-    let root;
-    {
-      const t = typeof value;
-      if (t === "string" || t === "boolean" || value === null) return value;
-      if (t === "number") {
-        if (value !== value || value === Infinity || value === -Infinity ||
-            (value === 0 && 1 / value < 0)) throw REJECT;
-        return value;
-      }
-      if (t !== "object") throw REJECT;
-      root = open(value);
-    }
+    const root = push(value, keys, n);
 
     while (sp > 0) {
       const top = sp - 1;
@@ -323,26 +337,93 @@
     return ReflectApply(ArrayPrototypeJoin, parts, [""]);
   }
 
-  function stringify(value) {
-    try {
-      const depth = nullArray();
-      depth[0] = 0;
-      const m = mirror(value, depth);
-      if (typeof m !== "object" || m === null) return printLeaf(m);
-      // Small values are printed here: checking the prototypes for the
-      // native printer costs more than printing a few dozen nodes.
-      if (depth[1] > SMALL_NODES && depth[0] <= NATIVE_DEPTH && prototypesClean()) {
-        try {
-          return JSONStringify(m);
-        } catch (e) {
-          // out of native stack: print it the slow way
+  // The direct printer (direct) handles values of up to DIRECT_NODES nodes
+  // nested at most DIRECT_DEPTH deep; containers beyond either bound are
+  // handed, unread, to the mirror walk (printMirrored).
+  const DIRECT_DEPTH = 24;
+  const DIRECT_NODES = 256;
+  let directNodes = 0;
+  // Object keys as printed ('"key":'), for the first QUOTED_MAX keys seen.
+  const quoted = nullObject();
+  const QUOTED_MAX = 4096;
+  let quotedCount = 0;
+
+  // direct checks v and returns its JSON text in one recursive pass, reading
+  // every property once and throwing REJECT when v is not lossless. It makes
+  // no container of its own, so the program's prototypes never matter.
+  // Cycles need no check of their own: one makes the recursion exceed
+  // DIRECT_DEPTH, and the mirror walk then finds it.
+  function direct(v, depth) {
+    const t = typeof v;
+    if (t === "string") return JSONStringify(v);
+    if (t === "number") {
+      // v - v is NaN for NaN and the infinities.
+      if (v - v !== 0 || (v === 0 && 1 / v < 0)) throw REJECT;
+      return "" + v;
+    }
+    if (t === "boolean") return v ? "true" : "false";
+    if (v === null) return "null";
+    if (t !== "object") throw REJECT; // undefined, bigint, symbol, function
+    const proto = ObjectGetPrototypeOf(v);
+    if (ArrayIsArray(v)) {
+      const n = arrayLength(v, proto);
+      directNodes += n + 1;
+      if (depth >= DIRECT_DEPTH || directNodes > DIRECT_NODES) return printMirrored(v, null, n);
+      if (n === 0) return "[]";
+      let s = "[" + direct(v[0], depth + 1);
+      for (let i = 1; i < n; i++) s += "," + direct(v[i], depth + 1);
+      return s + "]";
+    }
+    const keys = objectKeys(v, proto);
+    const n = keys.length;
+    directNodes += n + 1;
+    if (depth >= DIRECT_DEPTH || directNodes > DIRECT_NODES) return printMirrored(v, keys, n);
+    if (n === 0) return "{}";
+    let s = "{";
+    for (let i = 0; i < n; i++) {
+      const k = keys[i];
+      let q = quoted[k];
+      if (q === undefined) {
+        q = JSONStringify(k) + ":";
+        if (quotedCount < QUOTED_MAX) {
+          quoted[k] = q;
+          quotedCount++;
         }
       }
-      return printDeep(m);
+      s += (i === 0 ? q : "," + q) + direct(v[k], depth + 1); // the only read of v[k]
+    }
+    return s + "}";
+  }
+
+  // printMirrored checks the container v (see mirror for keys and n) with
+  // the mirror walk and prints its mirror.
+  function printMirrored(v, keys, n) {
+    const depth = nullArray();
+    depth[0] = 0;
+    const m = mirror(v, keys, n, depth);
+    // Small values are printed here: checking the prototypes for the
+    // native printer costs more than printing a few dozen nodes.
+    if (depth[1] > SMALL_NODES && depth[0] <= NATIVE_DEPTH && prototypesClean()) {
+      try {
+        return JSONStringify(m);
+      } catch (e) {
+        // out of native stack: print it the slow way
+      }
+    }
+    return printDeep(m);
+  }
+
+  function stringify(value) {
+    const saved = directNodes;
+    directNodes = 0;
+    try {
+      return direct(value, 0);
     } catch (e) {
       // REJECT, a throwing getter or Proxy trap, or an engine error (out of
       // memory, ...): none of them leaves a lossless value.
       return undefined;
+    } finally {
+      directNodes = saved; // stringify re-entered from a getter
     }
   }
 
