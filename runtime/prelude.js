@@ -129,18 +129,26 @@
     if (ns.cls === undefined) return new Error_(message);
     return new ns.cls(message, member);
   }
+  // capture is the executor of every binding call's promise: it hands the
+  // resolving functions over without a closure per call.
+  let capturedResolve, capturedReject;
+  function capture(resolve, reject) {
+    capturedResolve = resolve;
+    capturedReject = reject;
+  }
   function makeMember(ns, nsIndex, member) {
     return function (args) {
-      if (arguments.length === 0) {
-        return new Promise_((_, reject) => reject(rejection(ns, member, "binding arguments must be lossless JSON")));
-      }
       let json;
-      try { json = stringify(args); } catch (_) { json = undefined; }
+      if (arguments.length !== 0) {
+        try { json = stringify(args); } catch (_) { json = undefined; }
+      }
       if (json === undefined) {
         return new Promise_((_, reject) => reject(rejection(ns, member, "binding arguments must be lossless JSON")));
       }
       const id = host(0, 0, 0, undefined, OP_CALL, nsIndex, member, json);
-      return new Promise_((resolve, reject) => { pending[id] = { resolve, reject, ns, member }; });
+      const p = new Promise_(capture);
+      pending[id] = { resolve: capturedResolve, reject: capturedReject, ns, member };
+      return p;
     };
   }
   function buildBindings(spec) {

@@ -90,6 +90,9 @@ type run struct {
 	timers   map[int32]*time.Timer
 	events   chan event
 	finished chan struct{}
+	wall     *time.Timer // fires at the wall-clock deadline; made by the first wait
+	batch    []event     // wait's buffers, reused
+	text     []byte
 
 	ended    bool
 	fuelUsed uint64 // at the moment the outcome was decided
@@ -142,6 +145,9 @@ func (r *run) execute() Outcome {
 
 func (r *run) cleanup() {
 	close(r.finished)
+	if r.wall != nil {
+		r.wall.Stop()
+	}
 	for _, t := range r.timers {
 		t.Stop()
 	}
@@ -261,11 +267,11 @@ func (r *run) throwPending() {
 }
 
 func (r *run) drainJobs() error {
-	v, err := r.in.EvalOption(r.drain)
+	exc, err := r.in.RunJobs()
 	if err != nil {
 		return err
 	}
-	if v.IsException() {
+	if exc {
 		r.throwPending()
 	}
 	return nil
@@ -310,9 +316,10 @@ func (r *run) wait() {
 		r.end(KindException, "the program is waiting for a promise that can never settle: no binding call or timer is pending")
 		return
 	}
-	wall := time.NewTimer(time.Until(r.meter.WallDeadline()))
-	defer wall.Stop()
-	var batch []event
+	if r.wall == nil {
+		r.wall = time.NewTimer(time.Until(r.meter.WallDeadline()))
+	}
+	batch := r.batch[:0]
 	select {
 	case ev := <-r.events:
 		batch = append(batch, ev)
@@ -322,7 +329,7 @@ func (r *run) wait() {
 	case <-r.e.closing:
 		r.end(KindAbort, "runtime disposed")
 		return
-	case <-wall.C:
+	case <-r.wall.C:
 		r.end(KindTimeout, budget.WallMessage(r.limits.WallTime))
 		return
 	}
@@ -334,8 +341,8 @@ func (r *run) wait() {
 			more = false
 		}
 	}
-	var text []byte
-	text = append(text, '[')
+	r.batch = batch
+	text := append(r.text[:0], '[')
 	for i, ev := range batch {
 		if ev.kind != evTimer {
 			r.inflight--
@@ -359,6 +366,8 @@ func (r *run) wait() {
 		text = append(text, ']')
 	}
 	text = append(text, ']')
+	r.text = text
+	clear(batch) // drop the payloads
 	if len(text) == 2 {
 		return
 	}

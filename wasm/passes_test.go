@@ -77,6 +77,30 @@ func TestExportStackPointer(t *testing.T) {
 	}
 }
 
+func TestExportStdLoop(t *testing.T) {
+	m := decodeQuickJS(t)
+	require.NoError(t, ExportStdLoop(m))
+	e := m.Exports[len(m.Exports)-1]
+	require.Equal(t, StdLoopExport, e.Name)
+	ft, _ := m.FuncType(e.Index)
+	require.Equal(t, []ValType{I32}, ft.Params)
+	require.Empty(t, ft.Results)
+	// js_std_loop runs the job queue: it calls JS_ExecutePendingJob (rt, &ctx)
+	// -> i32 in a loop that continues while the result is positive.
+	var pendingJobCalls int
+	body := m.Body(e.Index).Body
+	for i, in := range body[:len(body)-4] {
+		ft, _ := m.FuncType(in.A)
+		if in.Op == OpCall && len(ft.Params) == 2 && len(ft.Results) == 1 &&
+			body[i+1].Op == OpLocalTee && body[i+3].Op == Opcode(0x4a) /* i32.gt_s */ && body[i+4].Op == OpBrIf {
+			pendingJobCalls++
+		}
+	}
+	require.Equal(t, 1, pendingJobCalls)
+	require.ErrorContains(t, ExportStdLoop(m), "already exists")
+	require.ErrorContains(t, ExportStdLoop(&Module{}), "not exported")
+}
+
 func TestGrowTrap(t *testing.T) {
 	m := decodeQuickJS(t)
 	require.NoError(t, GrowTrap(m))

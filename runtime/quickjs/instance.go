@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/coderun/coderun/wasm"
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/experimental"
@@ -15,6 +16,9 @@ const (
 	EvalGlobal = 0
 	EvalStrict = 1 << 3
 )
+
+// argvSize is the size of the argument vector Call keeps (8 values).
+const argvSize = 64
 
 // Instance is one instantiated QuickJS module with its runtime and context.
 // It is not safe for concurrent use, and is used for one run only.
@@ -27,12 +31,17 @@ type Instance struct {
 
 	malloc, free, newQJS, getContext, createEvalOption, eval, call,
 	toCString, freeCString, freeValue, getException, parseJSON,
-	createFunctionProxy api.Function
+	createFunctionProxy, stdLoop, hasException api.Function
 
 	stackPointer api.MutableGlobal
 	fuel         api.MutableGlobal
 
 	qjs, rt, jsctx uint32
+
+	// Guest buffers reused across calls: Call's argument vector (argvSize
+	// bytes, in use while argvBusy) and ParseJSON's text (textCap bytes).
+	argv, text, textCap uint32
+	argvBusy            bool
 	layout         Layout
 	stack          [8]uint64
 }
@@ -62,6 +71,7 @@ func (e *Engine) Instantiate(ctx context.Context, host Host) (*Instance, error) 
 		{&in.freeCString, "JS_FreeCString"}, {&in.freeValue, "JS_FreeValue"},
 		{&in.getException, "JS_GetException"}, {&in.parseJSON, "QJS_ParseJSON"},
 		{&in.createFunctionProxy, "QJS_CreateFunctionProxy"},
+		{&in.stdLoop, wasm.StdLoopExport}, {&in.hasException, "JS_HasException"},
 	} {
 		if *f.p = mod.ExportedFunction(f.name); *f.p == nil {
 			_ = mod.Close(ctx)
@@ -203,20 +213,46 @@ func (in *Instance) EvalOption(opt uint32) (Value, error) {
 	return Value(v), err
 }
 
+// RunJobs runs every pending job, then the qjs:os timers that are due
+// (js_std_loop), and reports whether a job left an exception pending.
+func (in *Instance) RunJobs() (bool, error) {
+	if _, err := in.invoke(in.stdLoop, uint64(in.jsctx)); err != nil {
+		return false, err
+	}
+	exc, err := in.invoke(in.hasException, uint64(in.jsctx))
+	return uint32(exc) != 0, err
+}
+
 // Call calls fn with this and args. Pending jobs are not run.
 func (in *Instance) Call(fn, this Value, args ...Value) (Value, error) {
 	var argv uint32
 	if len(args) > 0 {
-		p, err := in.Malloc(uint32(len(args)) * 8)
-		if err != nil {
-			return 0, err
+		// QuickJS may read the arguments from argv for as long as the call
+		// runs, so a nested Call gets an allocation of its own.
+		size := uint32(len(args)) * 8
+		if !in.argvBusy && size <= argvSize {
+			if in.argv == 0 {
+				p, err := in.Malloc(argvSize)
+				if err != nil {
+					return 0, err
+				}
+				in.argv = p
+			}
+			argv = in.argv
+			in.argvBusy = true
+			defer func() { in.argvBusy = false }()
+		} else {
+			p, err := in.Malloc(size)
+			if err != nil {
+				return 0, err
+			}
+			defer in.Free(p)
+			argv = p
 		}
-		defer in.Free(p)
-		buf, _ := in.mem.Read(p, uint32(len(args))*8)
+		buf, _ := in.mem.Read(argv, size)
 		for i, a := range args {
 			putLeUint64(buf[i*8:], uint64(a))
 		}
-		argv = p
 	}
 	v, err := in.invoke(in.call, uint64(in.jsctx), uint64(fn), uint64(this), uint64(len(args)), uint64(argv))
 	return Value(v), err
@@ -230,15 +266,27 @@ func (in *Instance) TakeException() (Value, error) {
 
 // ParseJSON parses text (which must not contain NUL bytes) into a new value.
 func (in *Instance) ParseJSON(text []byte) (Value, error) {
-	p, err := in.Malloc(uint32(len(text)) + 1)
-	if err != nil {
-		return 0, err
+	n := uint32(len(text)) + 1
+	if n > in.textCap {
+		// The buffer is kept for the next call: parsing runs no JavaScript,
+		// so calls never nest.
+		if in.text != 0 {
+			if err := in.Free(in.text); err != nil {
+				return 0, err
+			}
+			in.text, in.textCap = 0, 0
+		}
+		size := max(n, 256)
+		p, err := in.Malloc(size)
+		if err != nil {
+			return 0, err
+		}
+		in.text, in.textCap = p, size
 	}
-	defer in.Free(p)
-	buf, _ := in.mem.Read(p, uint32(len(text))+1)
+	buf, _ := in.mem.Read(in.text, n)
 	copy(buf, text)
 	buf[len(text)] = 0
-	v, err := in.invoke(in.parseJSON, uint64(in.jsctx), uint64(p))
+	v, err := in.invoke(in.parseJSON, uint64(in.jsctx), uint64(in.text))
 	return Value(v), err
 }
 

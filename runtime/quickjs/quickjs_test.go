@@ -19,7 +19,12 @@ func (h *nopHost) FuelYield(in *Instance, left int64) int64 { return 1 << 40 }
 
 func TestEvalAndLayout(t *testing.T) {
 	ctx := context.Background()
-	e, err := NewEngine(ctx, Options{Wasm: wasm.QuickJS(), MemoryLimitPages: 1024})
+	m, err := wasm.Decode(wasm.QuickJS())
+	require.NoError(t, err)
+	require.NoError(t, wasm.ExportStdLoop(m)) // the one pass Instantiate needs
+	bin, err := m.Encode()
+	require.NoError(t, err)
+	e, err := NewEngine(ctx, Options{Wasm: bin, MemoryLimitPages: 1024})
 	require.NoError(t, err)
 	defer e.Close(ctx)
 	in, err := e.Instantiate(ctx, &nopHost{})
@@ -37,4 +42,25 @@ func TestEvalAndLayout(t *testing.T) {
 	s, err = in.String(v)
 	require.NoError(t, err)
 	require.Equal(t, "RangeError: Maximum call stack size exceeded", s)
+
+	// Call runs no jobs; RunJobs runs them all, in order.
+	fn, err := in.Eval(`globalThis.order = []; (function () { Promise.resolve().then(() => order.push(1)).then(() => order.push(2)); order.push(0) })`, "t.js", EvalGlobal)
+	require.NoError(t, err)
+	show, err := in.Eval(`(function () { return String(order) })`, "t.js", EvalGlobal)
+	require.NoError(t, err)
+	_, err = in.Call(fn, Undefined)
+	require.NoError(t, err)
+	v, err = in.Call(show, Undefined)
+	require.NoError(t, err)
+	s, err = in.String(v)
+	require.NoError(t, err)
+	require.Equal(t, "0", s)
+	exc, err := in.RunJobs()
+	require.NoError(t, err)
+	require.False(t, exc)
+	v, err = in.Call(show, Undefined)
+	require.NoError(t, err)
+	s, err = in.String(v)
+	require.NoError(t, err)
+	require.Equal(t, "0,1,2", s)
 }
