@@ -42,8 +42,8 @@ type Instance struct {
 	// bytes, in use while argvBusy) and ParseJSON's text (textCap bytes).
 	argv, text, textCap uint32
 	argvBusy            bool
-	layout         Layout
-	stack          [8]uint64
+	layout              Layout
+	stack               [8]uint64
 }
 
 // Instantiate makes a fresh instance whose imports are served by host. ctx is
