@@ -115,29 +115,40 @@ func (r *run) done(kind int, payload quickjs.Value) {
 // startCall validates a binding call and starts it, or queues it when
 // MaxConcurrentCalls are in flight. It returns the call id, or -1.
 func (r *run) startCall(nsArg, memberArg, argsArg quickjs.Value) int32 {
-	ns, ok := intArg(nsArg)
-	if !ok || ns < 0 || ns >= len(r.bindings) || memberArg.Tag() != quickjs.TagString || argsArg.Tag() != quickjs.TagString {
+	ns, ok1 := intArg(nsArg)
+	m, ok2 := intArg(memberArg)
+	if !ok1 || !ok2 || ns < 0 || ns >= len(r.members) || m < 0 || m >= len(r.members[ns]) || argsArg.Tag() != quickjs.TagString {
 		return -1
 	}
-	var member string
+	member := r.members[ns][m]
+	fn := r.bindings[ns].Functions[member]
+	if fn == nil {
+		return -1
+	}
 	var args []byte
-	r.viewString(memberArg, func(b []byte) { member = string(b) })
-	fn, ok := r.bindings[ns].Functions[member]
-	if !ok || fn == nil {
-		return -1
-	}
 	r.viewString(argsArg, func(b []byte) { args = append([]byte(nil), b...) })
 	if serialize.CheckJSON(args) != nil {
 		return -1
 	}
-	r.nextID++
-	c := &call{id: r.nextID, fn: fn, args: args, member: member}
+	c := &call{id: r.newCallID(), fn: fn, args: args, member: member}
 	if r.inflight < r.limits.MaxConcurrentCalls {
 		r.launch(c)
 	} else {
 		r.queue = append(r.queue, c)
 	}
 	return c.id
+}
+
+// newCallID returns the smallest call id not in use (ids start at 1), so
+// that the guest can keep its pending calls in a dense array.
+func (r *run) newCallID() int32 {
+	if n := len(r.freeIDs); n > 0 {
+		id := r.freeIDs[n-1]
+		r.freeIDs = r.freeIDs[:n-1]
+		return id
+	}
+	r.callIDs++
+	return r.callIDs
 }
 
 func (r *run) startQueued() {
@@ -194,8 +205,8 @@ func (r *run) setTimer(msArg quickjs.Value) int32 {
 	if !ok || !(ms >= 1 && ms <= math.MaxInt32) {
 		ms = 1
 	}
-	r.nextID++
-	id, events, finished := r.nextID, r.events, r.finished
+	r.nextTimerID++
+	id, events, finished := r.nextTimerID, r.events, r.finished
 	r.timers[id] = time.AfterFunc(time.Duration(ms*float64(time.Millisecond)), func() {
 		select {
 		case events <- event{id: id, kind: evTimer}:

@@ -55,16 +55,17 @@ func TestForgedHostCalls(t *testing.T) {
 		w();
 		Object.defineProperty(Function.prototype, "call", d);
 		const out = [];
-		out.push(raw(0, 0, 0, undefined, 2, 99, "echo", "{}"));          // no such namespace
-		out.push(raw(0, 0, 0, undefined, 2, -1, "echo", "{}"));
-		out.push(raw(0, 0, 0, undefined, 2, 0, "missing", "{}"));        // undeclared member
-		out.push(raw(0, 0, 0, undefined, 2, 0, "echo", "{bad json"));    // not JSON
-		out.push(raw(0, 0, 0, undefined, 2, 0, "echo", "[1e400]"));      // not lossless
-		out.push(raw(0, 0, 0, undefined, 2, 0, "echo", "\"\\ud800\""));  // lone surrogate
+		out.push(raw(0, 0, 0, undefined, 2, 99, 0, "{}"));               // no such namespace
+		out.push(raw(0, 0, 0, undefined, 2, -1, 0, "{}"));
+		out.push(raw(0, 0, 0, undefined, 2, 0, 1, "{}"));                // undeclared member
+		out.push(raw(0, 0, 0, undefined, 2, 0, "echo", "{}"));           // a member name, not its index
+		out.push(raw(0, 0, 0, undefined, 2, 0, 0, "{bad json"));         // not JSON
+		out.push(raw(0, 0, 0, undefined, 2, 0, 0, "[1e400]"));           // not lossless
+		out.push(raw(0, 0, 0, undefined, 2, 0, 0, "\"\\ud800\""));      // lone surrogate
 		out.push(raw(0, 0, 0, undefined, 2, 0.5, {}, 5));                // wrong types
-		out.push(raw(0, 0, 0, undefined, 2, 0, "echo"));                 // too few operands
+		out.push(raw(0, 0, 0, undefined, 2, 0, 0));                      // too few operands
 		out.push(raw(0, 0, 0, undefined, 42, 1, 2, 3));                  // unknown op
-		out.push(raw(0, 0, 0, undefined, "2", 0, "echo", "1"));          // op not a number
+		out.push(raw(0, 0, 0, undefined, "2", 0, 0, "1"));               // op not a number
 		out.push(raw(0, 0, 0, undefined));                               // no op at all
 		out.push(raw(0, 0, 0, undefined, 4, 123456));                    // clear an unknown timer
 		out.push(raw(0, 0, 0, undefined, 5, 77, "x"));                   // done with an unknown kind
@@ -78,7 +79,7 @@ func TestForgedHostCalls(t *testing.T) {
 	require.NoError(t, err)
 	s, err := r.in.String(v)
 	require.NoError(t, err)
-	require.Equal(t, `[-1,-1,-1,-1,-1,-1,-1,0,0,-1,-1,0,0,0]`, s)
+	require.Equal(t, `[-1,-1,-1,-1,-1,-1,-1,-1,0,0,-1,-1,0,0,0]`, s)
 	require.Zero(t, calls.Load(), "no forged call may reach a host function")
 	require.False(t, r.ended)
 

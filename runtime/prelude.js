@@ -6,9 +6,9 @@
 // Function.prototype can intercept host calls. Every host call is
 // raw(0, 0, 0, undefined, op, ...operands); the Go side validates all of them.
 //
-// api(START, mainFn, spec) starts the program; api(DELIVER, batch) hands over
-// completed binding calls and fired timers. The host drains the job queue
-// after each call into api.
+// api(START, mainFn, spec) starts the program; api(DELIVER, id, kind, value)
+// hands over a completed binding call or a fired timer. The host drains the
+// job queue after starting and after each round of deliveries.
 (function (wrapper, inspectLib, losslessLib) {
   "use strict";
   const OP_LOG = 1, OP_CALL = 2, OP_TIMER = 3, OP_CLEAR = 4, OP_DONE = 5;
@@ -17,6 +17,7 @@
 
   const G = globalThis;
   const ObjectCreate = Object.create, ObjectDefineProperty = Object.defineProperty;
+  const ObjectSetPrototypeOf = Object.setPrototypeOf;
   const ObjectFreeze = Object.freeze, ObjectGetOwnPropertyDescriptor = Object.getOwnPropertyDescriptor;
   const ReflectApply = Reflect.apply, String_ = String, TypeError_ = TypeError, Error_ = Error;
   const ErrorIsError = Error.isError, Promise_ = Promise, PromisePrototypeThen = Promise.prototype.then;
@@ -110,8 +111,13 @@
     else done(DONE_VALUE, json);
   }
 
-  // Binding namespaces and their error classes.
-  const pending = ObjectCreate(null);
+  // Binding namespaces and their error classes. A pending call's resolving
+  // functions and its { ns, member } live at its id in three dense arrays:
+  // the host hands out the smallest free id (from 1), and reuses an id once
+  // its result is delivered.
+  const nullArray = () => ObjectSetPrototypeOf([], null);
+  const callResolve = nullArray(), callReject = nullArray(), callInfo = nullArray();
+  callResolve[0] = callReject[0] = callInfo[0] = undefined; // index 1 appends
   function makeErrorClass(name, prop) {
     const C = class extends Error_ {
       constructor(message, member) {
@@ -136,18 +142,19 @@
     capturedResolve = resolve;
     capturedReject = reject;
   }
-  function makeMember(ns, nsIndex, member) {
+  function makeMember(ns, nsIndex, member, memberIndex) {
+    const info = { ns, member };
     return function (args) {
       let json;
-      if (arguments.length !== 0) {
-        try { json = stringify(args); } catch (_) { json = undefined; }
-      }
+      try { json = stringify(args); } catch (_) { json = undefined; } // undefined when args is missing
       if (json === undefined) {
         return new Promise_((_, reject) => reject(rejection(ns, member, "binding arguments must be lossless JSON")));
       }
-      const id = host(0, 0, 0, undefined, OP_CALL, nsIndex, member, json);
+      const id = host(0, 0, 0, undefined, OP_CALL, nsIndex, memberIndex, json);
       const p = new Promise_(capture);
-      pending[id] = { resolve: capturedResolve, reject: capturedReject, ns, member };
+      callResolve[id] = capturedResolve;
+      callReject[id] = capturedReject;
+      callInfo[id] = info;
       return p;
     };
   }
@@ -162,7 +169,7 @@
       const obj = ObjectCreate(null);
       for (let j = 0; j < s.m.length; j++) {
         const member = s.m[j];
-        ObjectDefineProperty(obj, member, { value: makeMember(ns, i, member), enumerable: true, writable: false, configurable: false });
+        ObjectDefineProperty(obj, member, { value: makeMember(ns, i, member, j), enumerable: true, writable: false, configurable: false });
       }
       ObjectFreeze(obj);
       params[params.length] = obj;
@@ -171,26 +178,26 @@
     return params;
   }
 
-  function deliver(batch) {
-    for (let i = 0; i < batch.length; i++) {
-      const d = batch[i], id = d[0], kind = d[1];
-      if (kind === 2) {
-        const t = timers[id];
-        if (t === undefined) continue;
-        delete timers[id];
-        try { ReflectApply(t.fn, undefined, t.args); } catch (e) { fail(e); }
-        continue;
-      }
-      const p = pending[id];
-      if (p === undefined) continue;
-      delete pending[id];
-      if (kind === 0) p.resolve(d[2]);
-      else p.reject(rejection(p.ns, p.member, d[2]));
+  // deliver settles the call with this id (kind 0: resolved with value, 1:
+  // rejected with the message value) or runs the timer with this id (kind 2).
+  function deliver(id, kind, value) {
+    if (kind === 2) {
+      const t = timers[id];
+      if (t === undefined) return;
+      delete timers[id];
+      try { ReflectApply(t.fn, undefined, t.args); } catch (e) { fail(e); }
+      return;
     }
+    const resolve = callResolve[id];
+    if (resolve === undefined) return;
+    const reject = callReject[id], info = callInfo[id];
+    callResolve[id] = callReject[id] = callInfo[id] = undefined; // before any user code runs
+    if (kind === 0) resolve(value);
+    else reject(rejection(info.ns, info.member, value));
   }
 
-  return function api(op, a, b) {
-    if (op === DELIVER) return deliver(a);
+  return function api(op, a, b, c) {
+    if (op === DELIVER) return deliver(a, b, c);
     if (op === RENDER) return render(a);
     if (op === START) {
       if (typeof a !== "function") {

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -84,15 +83,17 @@ type run struct {
 	api   quickjs.Value
 	drain uint32
 
-	nextID   int32
+	members     [][]string // each binding's member names, in the order the guest numbers them
+	callIDs     int32      // call ids handed out so far (see newCallID)
+	freeIDs     []int32    // call ids whose results were delivered, for reuse
+	nextTimerID int32
 	inflight int
 	queue    []*call
 	timers   map[int32]*time.Timer
 	events   chan event
 	finished chan struct{}
 	wall     *time.Timer // fires at the wall-clock deadline; made by the first wait
-	batch    []event     // wait's buffers, reused
-	text     []byte
+	batch    []event     // wait's buffer, reused
 
 	ended    bool
 	fuelUsed uint64 // at the moment the outcome was decided
@@ -185,6 +186,7 @@ func (r *run) start() {
 			for name := range b.Functions {
 				members = append(members, name)
 			}
+			r.members = append(r.members, members)
 			if b.ErrorClass != "" && !b.SharesErrorClass {
 				params = append(params, b.ErrorClass)
 			}
@@ -342,49 +344,41 @@ func (r *run) wait() {
 		}
 	}
 	r.batch = batch
-	text := append(r.text[:0], '[')
-	for i, ev := range batch {
-		if ev.kind != evTimer {
-			r.inflight--
-			r.startQueued()
-		} else if _, ok := r.timers[ev.id]; !ok {
-			continue // cleared after it fired
-		} else {
+	for _, ev := range batch {
+		if ev.kind == evTimer {
+			if _, ok := r.timers[ev.id]; !ok {
+				continue // cleared after it fired
+			}
 			delete(r.timers, ev.id)
+		} else {
+			// The guest frees its record of the call before it runs any
+			// code, so the id can be handed out again at once.
+			r.inflight--
+			r.freeIDs = append(r.freeIDs, ev.id)
+			r.startQueued()
 		}
-		if i > 0 && len(text) > 1 {
-			text = append(text, ',')
-		}
-		text = append(text, '[')
-		text = strconv.AppendInt(text, int64(ev.id), 10)
-		text = append(text, ',')
-		text = strconv.AppendInt(text, int64(ev.kind), 10)
-		if ev.payload != nil {
-			text = append(text, ',')
-			text = append(text, ev.payload...)
-		}
-		text = append(text, ']')
+		r.guest(func() error { return r.deliver(ev) })
 	}
-	text = append(text, ']')
-	r.text = text
 	clear(batch) // drop the payloads
-	if len(text) == 2 {
-		return
-	}
-	r.guest(func() error {
-		v, err := r.in.ParseJSON(text)
+	r.guest(r.drainJobs)
+}
+
+// deliver hands one completed call or fired timer to the guest.
+func (r *run) deliver(ev event) error {
+	val := quickjs.Undefined
+	if ev.payload != nil {
+		v, err := r.in.ParseJSON(ev.payload)
 		if err != nil {
 			return err
 		}
 		if v.IsException() {
 			return r.internalException("deliver")
 		}
-		if _, err := r.callChecked(r.api, quickjs.Int(apiDeliver), v); err != nil {
-			return err
-		}
-		_ = r.in.FreeValue(v)
-		return r.drainJobs()
-	})
+		val = v
+		defer r.in.FreeValue(val)
+	}
+	_, err := r.callChecked(r.api, quickjs.Int(apiDeliver), quickjs.Int(ev.id), quickjs.Int(int32(ev.kind)), val)
+	return err
 }
 
 // outcome assembles the result, applying the output ledger to the value or

@@ -414,6 +414,13 @@
   }
 
   function stringify(value) {
+    if (typeof value !== "object" || value === null) {
+      try {
+        return direct(value, 0);
+      } catch (e) {
+        return undefined; // REJECT
+      }
+    }
     const saved = directNodes;
     directNodes = 0;
     try {
