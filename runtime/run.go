@@ -87,13 +87,13 @@ type run struct {
 	callIDs     int32      // call ids handed out so far (see newCallID)
 	freeIDs     []int32    // call ids whose results were delivered, for reuse
 	nextTimerID int32
-	inflight int
-	queue    []*call
-	timers   map[int32]*time.Timer
-	events   chan event
-	finished chan struct{}
-	wall     *time.Timer // fires at the wall-clock deadline; made by the first wait
-	batch    []event     // wait's buffer, reused
+	inflight    int
+	queue       []*call
+	timers      map[int32]*time.Timer
+	events      chan event
+	finished    chan struct{}
+	wall        *time.Timer // fires at the wall-clock deadline; made by the first wait
+	batch       []event     // wait's buffer, reused
 
 	ended    bool
 	fuelUsed uint64 // at the moment the outcome was decided
