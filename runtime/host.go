@@ -187,12 +187,17 @@ func invoke(ctx context.Context, c *call) (ev event) {
 		ev.kind, ev.payload = evReject, jsonString(err.Error())
 		return ev
 	}
-	if res == nil || serialize.CheckJSON(res) != nil {
-		ev.kind, ev.payload = evReject, jsonString("binding resolution must be lossless JSON")
-		return ev
-	}
+	// The run's goroutine checks res (see checkResult): CheckJSON's frame
+	// would make this fresh goroutine grow its stack on every call.
 	ev.kind, ev.payload = evResolve, res
 	return ev
+}
+
+// checkResult turns a resolution that is not lossless JSON into a rejection.
+func checkResult(ev *event) {
+	if ev.kind == evResolve && (ev.payload == nil || serialize.CheckJSON(ev.payload) != nil) {
+		ev.kind, ev.payload = evReject, jsonString("binding resolution must be lossless JSON")
+	}
 }
 
 func jsonString(s string) []byte {

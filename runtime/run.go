@@ -79,9 +79,8 @@ type run struct {
 	source   string
 	program  *transpile.Program
 
-	in    *quickjs.Instance
-	api   quickjs.Value
-	drain uint32
+	in  *quickjs.Instance
+	api quickjs.Value
 
 	members     [][]string // each binding's member names, in the order the guest numbers them
 	callIDs     int32      // call ids handed out so far (see newCallID)
@@ -172,7 +171,7 @@ func (r *run) start() {
 	}
 	r.in = in
 	in.Restore(r.e.snap.Instance)
-	r.api, r.drain = r.e.snap.API, r.e.snap.Drain
+	r.api = r.e.snap.API
 	if !in.SetContextU64(r.e.snap.RandomState, randomSeed()) {
 		r.end(KindWorkerExit, "worker error: cannot seed Math.random")
 		return
@@ -356,6 +355,7 @@ func (r *run) wait() {
 			r.inflight--
 			r.freeIDs = append(r.freeIDs, ev.id)
 			r.startQueued()
+			checkResult(&ev)
 		}
 		r.guest(func() error { return r.deliver(ev) })
 	}

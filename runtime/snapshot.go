@@ -37,8 +37,6 @@ type snapshotState struct {
 	Instance quickjs.State
 	// API is the prelude's api function (a JSValue the image keeps alive).
 	API quickjs.Value
-	// Drain is the prepared eval that drains the job queue.
-	Drain uint32
 	// RandomState is the offset in JSContext of Math.random's state, which
 	// every run reseeds so that no two runs share a sequence.
 	RandomState uint32
@@ -131,9 +129,6 @@ func buildSnapshot(ctx context.Context, hardened []byte, prelude string) (*snaps
 	}
 	if st.RandomState, err = in.FindContextU64(snapshotRealtime / 1000); err != nil {
 		return fail(fmt.Errorf("locating Math.random's state: %w", err))
-	}
-	if st.Drain, err = in.NewEvalOption("0", "coderun:drain"); err != nil {
-		return fail(err)
 	}
 	factory, err := in.Eval(prelude, "coderun:prelude", quickjs.EvalGlobal)
 	if err != nil || factory.IsException() {

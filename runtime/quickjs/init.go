@@ -12,6 +12,10 @@ type Layout struct {
 	StackLimit       uint32 // uintptr_t stack_limit
 	CurrentException uint32 // JSValue current_exception
 	InterruptHandler uint32 // JSInterruptHandler *interrupt_handler
+	// StringChars is where an 8-bit JSString's characters start, relative
+	// to the string (0 when discovery failed: strings are then read through
+	// QJS_ToCString).
+	StringChars uint32
 }
 
 // discoveryMagic is passed as max_stack_size to New_QJS, which stores it in
@@ -56,6 +60,9 @@ func (in *Instance) Init(opts InitOptions) error {
 	}
 	in.jsctx = uint32(c)
 	if in.layout, err = in.discover(); err != nil {
+		return err
+	}
+	if in.layout.StringChars, err = in.discoverString(); err != nil {
 		return err
 	}
 	base := uint32(originalStackBase)
@@ -116,6 +123,50 @@ func (in *Instance) discover() (Layout, error) {
 		return Layout{}, errors.New("quickjs: JSRuntime layout check failed: frame or interrupt handler set")
 	}
 	return l, nil
+}
+
+// String probes for discoverString: an 8-bit and a wide string.
+const (
+	stringProbe     = "coderun: JSString layout probe"
+	wideStringProbe = `coderun: \u20ac` // JavaScript source: 10 UTF-16 code units
+	wideProbeLen    = 10
+)
+
+// discoverString finds where struct JSString keeps an 8-bit string's
+// characters: after the reference count, a word holding len (31 bits) and
+// is_wide_char (the top bit), and the hash words. It evaluates the two
+// probes and checks both words; when they do not match, it returns 0 and
+// strings are read the slow way.
+func (in *Instance) discoverString() (uint32, error) {
+	probe := func(src string) (uint32, []byte, error) {
+		v, err := in.Eval(src, "coderun:probe", EvalGlobal)
+		if err != nil {
+			return 0, nil, err
+		}
+		defer in.FreeValue(v)
+		if v.Tag() != TagString {
+			return 0, nil, nil
+		}
+		b, _ := in.mem.Read(uint32(v), 64)
+		return uint32(v), append([]byte(nil), b...), nil
+	}
+	_, b, err := probe(`"` + stringProbe + `"`)
+	if err != nil || b == nil {
+		return 0, err
+	}
+	_, w, err := probe(`"` + wideStringProbe + `"`)
+	if err != nil || w == nil {
+		return 0, err
+	}
+	if le32(b[4:]) != uint32(len(stringProbe)) || le32(w[4:]) != 1<<31|wideProbeLen {
+		return 0, nil
+	}
+	for off := 8; off+len(stringProbe) <= len(b); off += 4 {
+		if string(b[off:off+len(stringProbe)]) == stringProbe {
+			return uint32(off), nil
+		}
+	}
+	return 0, nil
 }
 
 // Layout returns the discovered JSRuntime layout.

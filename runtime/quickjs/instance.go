@@ -31,7 +31,7 @@ type Instance struct {
 
 	malloc, free, newQJS, getContext, createEvalOption, eval, call,
 	toCString, freeCString, freeValue, getException, parseJSON,
-	createFunctionProxy, stdLoop, hasException api.Function
+	createFunctionProxy, stdLoop api.Function
 
 	stackPointer api.MutableGlobal
 	fuel         api.MutableGlobal
@@ -71,7 +71,7 @@ func (e *Engine) Instantiate(ctx context.Context, host Host) (*Instance, error) 
 		{&in.freeCString, "JS_FreeCString"}, {&in.freeValue, "JS_FreeValue"},
 		{&in.getException, "JS_GetException"}, {&in.parseJSON, "QJS_ParseJSON"},
 		{&in.createFunctionProxy, "QJS_CreateFunctionProxy"},
-		{&in.stdLoop, wasm.StdLoopExport}, {&in.hasException, "JS_HasException"},
+		{&in.stdLoop, wasm.StdLoopExport},
 	} {
 		if *f.p = mod.ExportedFunction(f.name); *f.p == nil {
 			_ = mod.Close(ctx)
@@ -185,31 +185,7 @@ func (in *Instance) Eval(src, filename string, flags int) (Value, error) {
 		return 0, errors.New("quickjs: guest out of memory")
 	}
 	defer in.Free(uint32(opt))
-	return in.EvalOption(uint32(opt))
-}
-
-// NewEvalOption prepares an eval of src that can be run many times with
-// EvalOption. The memory stays allocated for the instance's life.
-func (in *Instance) NewEvalOption(src, filename string) (uint32, error) {
-	code, err := in.CString(src)
-	if err != nil {
-		return 0, err
-	}
-	name, err := in.CString(filename)
-	if err != nil {
-		return 0, err
-	}
-	opt, err := in.invoke(in.createEvalOption, uint64(code), 0, 0, uint64(name), EvalGlobal)
-	if err != nil {
-		return 0, err
-	}
-	return uint32(opt), nil
-}
-
-// EvalOption runs a prepared eval (QJS_Eval evaluates, then drains the job
-// queue).
-func (in *Instance) EvalOption(opt uint32) (Value, error) {
-	v, err := in.invoke(in.eval, uint64(in.jsctx), uint64(opt))
+	v, err := in.invoke(in.eval, uint64(in.jsctx), opt)
 	return Value(v), err
 }
 
@@ -219,8 +195,12 @@ func (in *Instance) RunJobs() (bool, error) {
 	if _, err := in.invoke(in.stdLoop, uint64(in.jsctx)); err != nil {
 		return false, err
 	}
-	exc, err := in.invoke(in.hasException, uint64(in.jsctx))
-	return uint32(exc) != 0, err
+	// JS_HasException, read in place: rt->current_exception is set.
+	tag, ok := in.mem.ReadUint32Le(in.rt + in.layout.CurrentException + 4)
+	if !ok {
+		return false, errors.New("quickjs: JSRuntime out of bounds")
+	}
+	return int32(tag) != TagUninitialized, nil
 }
 
 // Call calls fn with this and args. Pending jobs are not run.
@@ -293,6 +273,10 @@ func (in *Instance) ParseJSON(text []byte) (Value, error) {
 // ViewString converts v to a string in guest memory and passes its WTF-8
 // bytes to f without copying them into Go; f must not retain them.
 func (in *Instance) ViewString(v Value, f func([]byte)) error {
+	if b, ok := in.asciiChars(v); ok {
+		f(b)
+		return nil
+	}
 	packedPtr, err := in.invoke(in.toCString, uint64(in.jsctx), uint64(v))
 	if err != nil {
 		return err
@@ -315,6 +299,31 @@ func (in *Instance) ViewString(v Value, f func([]byte)) error {
 	f(b)
 	_, err = in.invoke(in.freeCString, uint64(in.jsctx), uint64(ptr))
 	return err
+}
+
+// asciiChars returns the characters of v, read in place, when v is a string
+// stored with 8-bit characters that are all ASCII (so they are already its
+// WTF-8 bytes). Binding arguments and results are, as a rule: this saves
+// three calls into the instance and an allocation in it.
+func (in *Instance) asciiChars(v Value) ([]byte, bool) {
+	if in.layout.StringChars == 0 || v.Tag() != TagString {
+		return nil, false
+	}
+	p := uint32(v)
+	hdr, ok := in.mem.ReadUint32Le(p + 4)
+	if !ok || hdr>>31 != 0 {
+		return nil, false // a wide string
+	}
+	b, ok := in.mem.Read(p+in.layout.StringChars, hdr&(1<<31-1))
+	if !ok {
+		return nil, false
+	}
+	for _, c := range b {
+		if c >= 0x80 {
+			return nil, false // Latin-1: needs converting
+		}
+	}
+	return b, true
 }
 
 // String converts v to a Go string (WTF-8 bytes).

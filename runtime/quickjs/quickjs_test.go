@@ -2,6 +2,7 @@ package quickjs
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -31,7 +32,7 @@ func TestEvalAndLayout(t *testing.T) {
 	require.NoError(t, err)
 	defer in.Close(ctx)
 	require.NoError(t, in.Init(InitOptions{StackMargin: 8 << 10}))
-	require.Equal(t, Layout{StackSize: 120, StackLimit: 128, CurrentException: 136, InterruptHandler: 152}, in.Layout())
+	require.Equal(t, Layout{StackSize: 120, StackLimit: 128, CurrentException: 136, InterruptHandler: 152, StringChars: 20}, in.Layout())
 	v, err := in.Eval(`JSON.stringify({a: [1, 2, "€"]})`, "t.js", EvalGlobal)
 	require.NoError(t, err)
 	s, err := in.String(v)
@@ -63,4 +64,56 @@ func TestEvalAndLayout(t *testing.T) {
 	s, err = in.String(v)
 	require.NoError(t, err)
 	require.Equal(t, "0,1,2", s)
+}
+
+// ViewString reads ASCII strings in place and converts every other string
+// through QJS_ToCString; both ways give the same WTF-8 bytes.
+func TestViewString(t *testing.T) {
+	ctx := context.Background()
+	m, err := wasm.Decode(wasm.QuickJS())
+	require.NoError(t, err)
+	require.NoError(t, wasm.ExportStdLoop(m))
+	bin, err := m.Encode()
+	require.NoError(t, err)
+	e, err := NewEngine(ctx, Options{Wasm: bin, MemoryLimitPages: 1024})
+	require.NoError(t, err)
+	defer e.Close(ctx)
+	in, err := e.Instantiate(ctx, &nopHost{})
+	require.NoError(t, err)
+	defer in.Close(ctx)
+	require.NoError(t, in.Init(InitOptions{StackMargin: 8 << 10}))
+	require.NotZero(t, in.Layout().StringChars)
+
+	for _, tc := range []struct {
+		name, src, want string
+		inPlace         bool
+	}{
+		{"ascii", `'{"q":"go","n":[1,2]}'`, `{"q":"go","n":[1,2]}`, true},
+		{"empty", `''`, ``, true},
+		{"concatenated", `let s = ''; for (let i = 0; i < 100; i++) s += 'ab' + i; s`, "", true},
+		{"long", `'x'.repeat(1 << 20)`, strings.Repeat("x", 1<<20), true},
+		{"latin1", `'caf\u00e9'`, "café", false},
+		{"wide", `'\u20ac1'`, "€1", false},
+		{"lone surrogate", `'a\ud800'`, "a\xed\xa0\x80", false},
+		{"number", `42`, "42", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			v, err := in.Eval(tc.src, "t.js", EvalGlobal)
+			require.NoError(t, err)
+			defer in.FreeValue(v)
+			_, inPlace := in.asciiChars(v)
+			require.Equal(t, tc.inPlace, inPlace)
+			fast, err := in.String(v)
+			require.NoError(t, err)
+			chars := in.layout.StringChars
+			in.layout.StringChars = 0
+			slow, err := in.String(v)
+			in.layout.StringChars = chars
+			require.NoError(t, err)
+			require.Equal(t, slow, fast)
+			if tc.want != "" {
+				require.Equal(t, tc.want, fast)
+			}
+		})
+	}
 }
