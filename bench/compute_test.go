@@ -5,7 +5,7 @@ import "testing"
 // BenchmarkFib27 measures a run computing the 27th Fibonacci number by naive
 // recursion (about 300,000 calls) in a fresh VM, on every engine.
 func BenchmarkFib27(b *testing.B) {
-	w := fib27()
+	w := fib(27)
 	compare(b, 0, coderunEngine(newRuntime(b), w), gojaEngine(w), moderncEngine(w), fastschemaEngine(b, w))
 }
 

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -26,6 +27,19 @@ const fastschemaDir = "peers/fastschema"
 // engines'. The subprocess times each sample itself; the pipe is not timed.
 // It is stopped when b ends.
 func fastschemaEngine(b *testing.B, w workload) engine {
+	b.Helper()
+	return buildFastschema(b).engine(b, w)
+}
+
+// fastschemaPeer is the fastschema peer, built.
+type fastschemaPeer struct {
+	bin string // the executable
+	dir string // a temporary directory for its scripts
+}
+
+// buildFastschema builds the fastschema peer into a temporary directory,
+// removed when b ends.
+func buildFastschema(b *testing.B) fastschemaPeer {
 	b.Helper()
 	dir := b.TempDir()
 	bin := filepath.Join(dir, "fastschema")
@@ -42,18 +56,49 @@ func fastschemaEngine(b *testing.B, w workload) engine {
 	if out, err := build.CombinedOutput(); err != nil {
 		b.Fatalf("go build %s: %v\n%s", fastschemaDir, err, out)
 	}
-	scriptFile := filepath.Join(dir, "script.js")
-	if err := os.WriteFile(scriptFile, []byte(w.script()), 0o600); err != nil {
+	return fastschemaPeer{bin: bin, dir: dir}
+}
+
+// engine starts the peer on w, with the mode that w's host function needs
+// and the extra flags given, and returns an engine whose samples the
+// subprocess takes. The subprocess is stopped when b ends.
+func (f fastschemaPeer) engine(b *testing.B, w workload, flags ...string) engine {
+	b.Helper()
+	mode := "eval"
+	if w.host != "" {
+		mode = w.host
+	}
+	p := f.start(b, w, append([]string{"-mode", mode}, flags...)...)
+	return engine{name: "fastschema", sample: func() (time.Duration, error) {
+		a, err := p.request()
+		if err != nil {
+			return 0, err
+		}
+		if a.NS == nil {
+			return 0, fmt.Errorf("fastschema peer answered %+v, want a time", a)
+		}
+		return time.Duration(*a.NS), nil
+	}}
+}
+
+// start starts the peer on w's script with the flags given; it is stopped
+// when b ends.
+func (f fastschemaPeer) start(b *testing.B, w workload, flags ...string) *fastschemaProcess {
+	b.Helper()
+	script, err := os.CreateTemp(f.dir, "script*.js")
+	if err == nil {
+		_, err = script.WriteString(w.script())
+		if cerr := script.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
 		b.Fatal(err)
 	}
-	mode := "eval"
-	if w.async {
-		mode = "echo"
-	}
-	cmd := exec.Command(bin, "-mode", mode, "-script", scriptFile, "-want", w.want)
-	cmd.Dir = dir
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
+	cmd := exec.Command(f.bin, append([]string{"-script", script.Name(), "-want", w.want}, flags...)...)
+	cmd.Dir = f.dir
+	p := &fastschemaProcess{}
+	cmd.Stderr = &p.stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		b.Fatal(err)
@@ -65,50 +110,57 @@ func fastschemaEngine(b *testing.B, w workload) engine {
 	if err := cmd.Start(); err != nil {
 		b.Fatal(err)
 	}
-	p := &fastschemaProcess{stdin: stdin, stdout: bufio.NewReader(stdout)}
+	p.stdin, p.stdout = stdin, bufio.NewReader(stdout)
 	b.Cleanup(func() {
 		_ = stdin.Close()
 		_, _ = io.Copy(io.Discard, stdout) // the summary line
 		if err := cmd.Wait(); err != nil {
-			b.Errorf("fastschema peer: %v\n%s", err, stderr.String())
+			b.Errorf("fastschema peer: %v\n%s", err, p.stderr.String())
 		}
 	})
-	return engine{name: "fastschema", sample: func() (time.Duration, error) {
-		d, err := p.sample()
-		if err != nil {
-			return 0, fmt.Errorf("%w\n%s", err, strings.TrimSpace(stderr.String()))
-		}
-		return d, nil
-	}}
+	return p
 }
 
-// fastschemaProcess is the pipe to a running fastschema peer.
+// fastschemaProcess is the pipe to a running fastschema peer. Its requests
+// may be made from several goroutines at once: the peer serves each on a
+// goroutine of its own, and as all of them ask for the same kind of sample,
+// any answer will do for any request.
 type fastschemaProcess struct {
+	wmu    sync.Mutex // guards stdin
 	stdin  io.Writer
+	rmu    sync.Mutex // guards stdout
 	stdout *bufio.Reader
+	stderr bytes.Buffer
 }
 
-// sample asks for one sample and reads the subprocess's answer.
-func (p *fastschemaProcess) sample() (time.Duration, error) {
-	if _, err := io.WriteString(p.stdin, "run\n"); err != nil {
-		return 0, err
-	}
-	line, err := p.stdout.ReadBytes('\n')
+// fastschemaAnswer is the peer's answer to one request.
+type fastschemaAnswer struct {
+	NS        *int64   `json:"ns"`
+	HeapBytes *float64 `json:"heap_bytes"`
+	RSSBytes  *float64 `json:"rss_bytes"`
+	Error     string   `json:"error"`
+}
+
+// request asks for one sample and reads the subprocess's answer.
+func (p *fastschemaProcess) request() (fastschemaAnswer, error) {
+	var a fastschemaAnswer
+	p.wmu.Lock()
+	_, err := io.WriteString(p.stdin, "run\n")
+	p.wmu.Unlock()
 	if err != nil {
-		return 0, fmt.Errorf("reading from the fastschema peer: %w", err)
+		return a, err
 	}
-	var answer struct {
-		NS    *int64 `json:"ns"`
-		Error string `json:"error"`
+	p.rmu.Lock()
+	line, err := p.stdout.ReadBytes('\n')
+	p.rmu.Unlock()
+	if err != nil {
+		return a, fmt.Errorf("reading from the fastschema peer: %w\n%s", err, strings.TrimSpace(p.stderr.String()))
 	}
-	if err := json.Unmarshal(line, &answer); err != nil {
-		return 0, fmt.Errorf("fastschema peer answered %q: %w", line, err)
+	if err := json.Unmarshal(line, &a); err != nil {
+		return a, fmt.Errorf("fastschema peer answered %q: %w", line, err)
 	}
-	if answer.Error != "" {
-		return 0, errors.New("fastschema: " + answer.Error)
+	if a.Error != "" {
+		return a, errors.New("fastschema: " + a.Error)
 	}
-	if answer.NS == nil {
-		return 0, fmt.Errorf("fastschema peer answered %q", line)
-	}
-	return time.Duration(*answer.NS), nil
+	return a, nil
 }

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -24,11 +25,8 @@ func newRuntime(b *testing.B) *coderun.Runtime {
 // minRounds is the fewest rounds compare takes, whatever -benchtime says.
 const minRounds = 5
 
-// compare runs the engines, coderun first, in rounds: each round takes one
-// sample of every engine, in an order that rotates from round to round, so
-// that load changes on the machine spread over all of them. It takes a
-// round per iteration of b.Loop, then more until there are minRounds. Every
-// engine is warmed up by one untimed sample first.
+// compare runs the engines, coderun first, in rounds (see rounds): a round
+// per iteration of b.Loop, then more until there are minRounds.
 //
 // It reports, from the median sample of each engine:
 //
@@ -41,52 +39,81 @@ const minRounds = 5
 //	rounds               the number of samples behind each median
 func compare(b *testing.B, calls int, engines ...engine) {
 	b.Helper()
-	for _, e := range engines {
-		if _, err := e.sample(); err != nil {
-			b.Fatalf("%s (warm-up): %v", e.name, err)
+	r, err := newRounds(engines)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if err := r.take(); err != nil {
+			b.Fatal(err)
 		}
 	}
-	samples := make([][]time.Duration, len(engines))
-	sampleRound := func(round int) {
-		for k := range engines {
-			i := (round + k) % len(engines)
-			d, err := engines[i].sample()
-			if err != nil {
-				b.Fatalf("%s: %v", engines[i].name, err)
-			}
-			samples[i] = append(samples[i], d)
+	for r.n < minRounds { // long rounds: -benchtime alone would give one or two
+		if err := r.take(); err != nil {
+			b.Fatal(err)
 		}
 	}
-	round := 0
-	for ; b.Loop(); round++ {
-		sampleRound(round)
-	}
-	for ; round < minRounds; round++ { // long rounds: -benchtime alone would give one or two
-		sampleRound(round)
-	}
-	b.ReportMetric(float64(round), "rounds")
+	b.ReportMetric(float64(r.n), "rounds")
 	unit, per := "op", 1.0
 	if calls > 0 {
 		unit, per = "call", float64(calls)
 	}
-	base := float64(median(samples[0]))
+	base := float64(median(r.samples[0]))
 	b.ReportMetric(base, "ns/op")
 	if calls > 0 {
 		b.ReportMetric(base/per, "ns/call")
 	}
 	for i, e := range engines[1:] {
-		m := float64(median(samples[i+1]))
+		m := float64(median(r.samples[i+1]))
 		b.ReportMetric(m/per, e.name+"-ns/"+unit)
 		b.ReportMetric(m/base, e.name+"/coderun")
 	}
 }
 
+// rounds takes samples of engines in rounds: each round takes one sample of
+// every engine, in an order that rotates from round to round, so that load
+// changes on the machine spread over all of them.
+type rounds struct {
+	engines []engine
+	samples [][]time.Duration // samples[i] are engines[i]'s
+	n       int               // rounds taken
+}
+
+// newRounds warms every engine up with one untimed sample.
+func newRounds(engines []engine) (*rounds, error) {
+	for _, e := range engines {
+		if _, err := e.sample(); err != nil {
+			return nil, fmt.Errorf("%s (warm-up): %w", e.name, err)
+		}
+	}
+	return &rounds{engines: engines, samples: make([][]time.Duration, len(engines))}, nil
+}
+
+// take takes one round.
+func (r *rounds) take() error {
+	for k := range r.engines {
+		i := (r.n + k) % len(r.engines)
+		d, err := r.engines[i].sample()
+		if err != nil {
+			return fmt.Errorf("%s: %w", r.engines[i].name, err)
+		}
+		r.samples[i] = append(r.samples[i], d)
+	}
+	r.n++
+	return nil
+}
+
 // median returns the median of d (the upper one of an even count).
-func median(d []time.Duration) time.Duration {
+func median(d []time.Duration) time.Duration { return percentile(d, 50) }
+
+// percentile returns the p-th percentile of d, 0 ≤ p ≤ 100: the sample at
+// index len(d)×p/100 of the sorted samples (for 99, the largest of fewer
+// than 100 samples).
+func percentile(d []time.Duration, p int) time.Duration {
 	if len(d) == 0 {
 		return 0
 	}
 	s := slices.Clone(d)
 	slices.Sort(s)
-	return s[len(s)/2]
+	return s[min(len(s)*p/100, len(s)-1)]
 }

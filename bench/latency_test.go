@@ -3,7 +3,7 @@ package bench
 import (
 	"context"
 	"errors"
-	"sort"
+	"fmt"
 	"testing"
 	"time"
 
@@ -25,24 +25,11 @@ func BenchmarkAbortLatency(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			var lat []time.Duration
 			for b.Loop() {
-				ctx, cancel := context.WithCancelCause(context.Background())
-				type result struct {
-					res coderun.Result
-					at  time.Time
+				d, err := coderunAbortLatency(rt, program, 150*time.Millisecond)
+				if err != nil {
+					b.Fatalf("%s: %v", name, err)
 				}
-				done := make(chan result, 1)
-				go func() {
-					res, _ := rt.Run(ctx, coderun.Request{Program: program})
-					done <- result{res, time.Now()}
-				}()
-				time.Sleep(150 * time.Millisecond)
-				t0 := time.Now()
-				cancel(errors.New("bench-cancel"))
-				r := <-done
-				if r.res.Error == nil || r.res.Error.Kind != coderun.Abort {
-					b.Fatalf("%s: want abort, got %+v", name, r.res.Error)
-				}
-				lat = append(lat, r.at.Sub(t0))
+				lat = append(lat, d)
 			}
 			reportPercentiles(b, lat)
 		})
@@ -79,9 +66,57 @@ func reportPercentiles(b *testing.B, d []time.Duration) {
 	if len(d) == 0 {
 		return
 	}
-	sort.Slice(d, func(i, j int) bool { return d[i] < d[j] })
 	ms := func(x time.Duration) float64 { return float64(x) / float64(time.Millisecond) }
-	b.ReportMetric(ms(d[len(d)/2]), "p50-ms")
-	b.ReportMetric(ms(d[(len(d)*99)/100]), "p99-ms")
-	b.ReportMetric(ms(d[len(d)-1]), "max-ms")
+	b.ReportMetric(ms(percentile(d, 50)), "p50-ms")
+	b.ReportMetric(ms(percentile(d, 99)), "p99-ms")
+	b.ReportMetric(ms(percentile(d, 100)), "max-ms")
+}
+
+// errStop is the cause of the cancellations of abort-latency runs.
+var errStop = errors.New("bench-cancel")
+
+// coderunAbortLatency starts a run of program, cancels its ctx after delay
+// and returns the time from the cancellation to Run returning, which it
+// must do with an abort.
+func coderunAbortLatency(rt *coderun.Runtime, program string, delay time.Duration) (time.Duration, error) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	return abortLatency(delay, func(started func()) error {
+		started()
+		res, err := rt.Run(ctx, coderun.Request{Program: program})
+		if err != nil || res.Error == nil || res.Error.Kind != coderun.Abort {
+			return fmt.Errorf("want an abort, got %v, %+v", err, res.Error)
+		}
+		return nil
+	}, func() { cancel(errStop) })
+}
+
+// abortLatency calls run on a goroutine of its own, calls stop delay after
+// run calls started (just before it enters the engine) and returns the time
+// from then to run returning. run returns nil if it was stopped as it
+// should be, an error otherwise.
+func abortLatency(delay time.Duration, run func(started func()) error, stop func()) (time.Duration, error) {
+	type result struct {
+		err error
+		at  time.Time
+	}
+	started := make(chan struct{})
+	done := make(chan result, 1)
+	go func() {
+		err := run(func() { close(started) })
+		done <- result{err, time.Now()}
+	}()
+	select {
+	case <-started:
+	case r := <-done:
+		return 0, fmt.Errorf("the run did not start: %v", r.err)
+	}
+	time.Sleep(delay)
+	t0 := time.Now()
+	stop()
+	r := <-done
+	if r.err != nil {
+		return 0, r.err
+	}
+	return r.at.Sub(t0), nil
 }

@@ -7,8 +7,6 @@ import (
 	"errors"
 	"strings"
 	"testing"
-
-	"github.com/dop251/goja"
 )
 
 // The checks below keep the benchmarks' own machinery honest; they are quick
@@ -40,38 +38,78 @@ func TestJSONDoc(t *testing.T) {
 	}
 }
 
+// peerRunners are the peers linked into this package, by name.
+var peerRunners = map[string]func(workload) (string, error){"goja": runGoja, "modernc": runModernc}
+
 func TestPeerScripts(t *testing.T) {
-	for _, w := range []workload{coldRun(), echoLoop(50), jsonWorkload(`[{"a":1.5,"b":["x"]},{}]`)} {
-		got, err := runGoja(w.script(), w.async)
-		if err != nil || got != w.want {
-			t.Errorf("goja: %q gave %s, %v; want %s", w.body, got, err, w.want)
+	workloads := []workload{
+		coldRun(), summary(), echoLoop(50), parallelSleeps(3), fib(10),
+		jsonWorkload(`[{"a":1.5,"b":["x"]},{}]`),
+	}
+	for name, run := range peerRunners {
+		for _, w := range workloads {
+			got, err := run(w)
+			if err != nil || got != w.want {
+				t.Errorf("%s: %q gave %s, %v; want %s", name, w.body, got, err, w.want)
+			}
 		}
 	}
 }
 
-func TestGojaLoopRejects(t *testing.T) {
-	vm := goja.New()
-	loop := newGojaLoop(vm)
-	defer loop.close()
+func TestPeerLoopsReject(t *testing.T) {
 	fail := func(context.Context, json.RawMessage) (json.RawMessage, error) {
 		return nil, errors.New("no such tool")
 	}
-	if err := vm.Set("fail", loop.asyncFunc(fail)); err != nil {
-		t.Fatal(err)
+	tests := []struct {
+		name    string
+		w       workload
+		wantErr string
+	}{
+		{"rejection", workload{body: `try { await tools.fail({}) } catch (e) { return String(e.message ?? e) }`, host: "fail", fn: fail, want: `"no such tool"`}, ""},
+		{"never settles", workload{body: `await new Promise(() => {})`, host: "echo", fn: echo}, "never settle"},
 	}
-	v, err := vm.RunString(`(async () => { try { await fail({}) } catch (e) { return String(e.message) } })()`)
-	if err != nil {
-		t.Fatal(err)
+	for name, run := range peerRunners {
+		for _, tt := range tests {
+			got, err := run(tt.w)
+			switch {
+			case tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)):
+				t.Errorf("%s, %s: got %s, %v; want an error with %q", name, tt.name, got, err, tt.wantErr)
+			case tt.wantErr == "" && (err != nil || got != tt.w.want):
+				t.Errorf("%s, %s: got %s, %v; want %s", name, tt.name, got, err, tt.w.want)
+			}
+		}
 	}
-	v, err = loop.await(v.Export().(*goja.Promise))
-	if err != nil || v.String() != "no such tool" {
-		t.Errorf("got %v, %v; want the rejection's message", v, err)
+}
+
+func TestTableFormat(t *testing.T) {
+	tests := []struct {
+		name, got, want string
+	}{
+		{"µs", showTime(84_612), "84.6 µs"},
+		{"ms", showTime(5_160_000), "5.16 ms"},
+		{"s", showTime(1.69e9), "1.69 s"},
+		{"rate", showRate(600_000), "1,667 runs/s"},
+		{"bytes", showBytes(924 * 1024), "924 KiB"},
+		{"small ratio", showRatio(0.0333), "0.033"},
+		{"large ratio", showRatio(1234.4), "1,234"},
+		{"negative", thousands(-1234567), "-1,234,567"},
 	}
-	v, err = vm.RunString(`new Promise(() => {})`)
-	if err != nil {
-		t.Fatal(err)
+	for _, tt := range tests {
+		if tt.got != tt.want {
+			t.Errorf("%s: got %q, want %q", tt.name, tt.got, tt.want)
+		}
 	}
-	if _, err := loop.await(v.Export().(*goja.Promise)); err == nil || !strings.Contains(err.Error(), "never settle") {
-		t.Errorf("awaiting a promise nothing can settle: %v", err)
+	rows := []tableRow{
+		{label: "a", show: showTime, cells: []tableCell{{v: 2e6}, {v: 1e6}, {note: "–"}, {v: 4e6}}},
+		{label: "b", show: showTime, cells: []tableCell{{v: 1e6}, {note: "cannot"}, {note: "–"}, {note: "–"}}},
+	}
+	got := renderTable(rows, "heading")
+	for _, want := range []string{
+		"| a | 2.00 ms | 1.00 ms | – | 4.00 ms | 0.500 | – | 2.00 |\n",
+		"| b | 1.00 ms | cannot | – | – | – | – | – |\n",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("renderTable gave\n%s\nwant a line %q", got, want)
+		}
 	}
 }

@@ -3,10 +3,12 @@ package bench
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
+	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -37,47 +39,95 @@ func BenchmarkThroughput(b *testing.B) {
 }
 
 // BenchmarkIdleRunRSS keeps 50 runs alive at once, each waiting on a
-// binding, and reports the growth of the process's resident memory per live
-// run. Issue #5's goal: at most 1 MiB per idle run.
+// binding, and reports the growth of the process's resident memory and of
+// its live Go heap per live run. Issue #5's goal: at most 1 MiB per idle
+// run.
 func BenchmarkIdleRunRSS(b *testing.B) {
-	const runs = 50
 	rt, err := coderun.New(coderun.DefaultConfig())
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer rt.Close(context.Background())
 	for b.Loop() {
-		release := make(chan struct{})
-		var waiting sync.WaitGroup
-		waiting.Add(runs)
-		ns := coderun.Namespace{Global: "tools", Functions: map[string]coderun.Func{
-			"wait": func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
-				waiting.Done()
-				<-release
-				return json.RawMessage(`1`), nil
-			},
-		}}
 		// One run first, so that the engine's own one-time allocations are
 		// not counted.
-		if _, err := rt.Run(context.Background(), coderun.Request{Program: "return 1"}); err != nil {
+		if _, err := runCoderun(rt, coldRun()); err != nil {
 			b.Fatal(err)
 		}
-		before := rssBytes(b)
-		var done sync.WaitGroup
-		for range runs {
-			done.Add(1)
-			go func() {
-				defer done.Done()
-				_, _ = rt.Run(context.Background(), coderun.Request{Program: `return await tools.wait({})`, Bindings: []coderun.Namespace{ns}})
-			}()
+		g, err := idleGrowth(idleRuns, func(w workload) (string, error) { return runCoderun(rt, w) })
+		if err != nil {
+			b.Fatal(err)
 		}
-		waiting.Wait()
-		time.Sleep(50 * time.Millisecond)
-		after := rssBytes(b)
-		close(release)
-		done.Wait()
-		b.ReportMetric(float64(after-before)/runs/1024, "KiB/idle-run")
+		b.ReportMetric(g.rss/1024, "KiB/idle-run")
+		b.ReportMetric(g.heap/1024, "heap-KiB/idle-run")
 	}
+}
+
+// idleRuns is how many runs idleGrowth keeps alive at once.
+const idleRuns = 50
+
+// growth is how much memory each live run adds, in bytes.
+type growth struct{ heap, rss float64 }
+
+// idleGrowth starts n runs of a program that awaits tools.wait, a host
+// function that blocks until all n runs are waiting, and returns the
+// growth of the live Go heap and of the resident set per run from before
+// the runs started to when all were waiting.
+func idleGrowth(n int, run func(workload) (string, error)) (growth, error) {
+	release := make(chan struct{})
+	entered := make(chan struct{}, n)
+	w := workload{body: `return await tools.wait({})`, host: "wait", want: "1",
+		fn: func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
+			entered <- struct{}{}
+			<-release
+			return json.RawMessage(`1`), nil
+		}}
+	errs := make(chan error, n)
+	heap0, rss0, err := memoryInUse()
+	if err != nil {
+		return growth{}, err
+	}
+	for range n {
+		go func() {
+			got, err := run(w)
+			if err == nil && got != w.want {
+				err = fmt.Errorf("completion value %s, want %s", got, w.want)
+			}
+			errs <- err
+		}()
+	}
+	for k := 0; k < n; {
+		select {
+		case <-entered:
+			k++
+		case err := <-errs:
+			close(release)
+			return growth{}, fmt.Errorf("a run ended before its wait call: %v", err)
+		}
+	}
+	time.Sleep(50 * time.Millisecond)
+	heap1, rss1, err := memoryInUse()
+	close(release)
+	for range n {
+		if e := <-errs; e != nil && err == nil {
+			err = e
+		}
+	}
+	return growth{heap: float64(heap1-heap0) / float64(n), rss: float64(rss1-rss0) / float64(n)}, err
+}
+
+// memoryInUse collects garbage, returns freed memory to the system and
+// reads the live Go heap and the process's resident set size, in bytes.
+func memoryInUse() (heap, rss int64, err error) {
+	debug.FreeOSMemory()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	raw, err := os.ReadFile("/proc/self/statm")
+	if err != nil {
+		return 0, 0, err
+	}
+	pages, err := strconv.ParseInt(strings.Fields(string(raw))[1], 10, 64)
+	return int64(ms.HeapAlloc), pages * int64(os.Getpagesize()), err
 }
 
 // BenchmarkNew measures coderun.New with an empty cache directory (the
@@ -107,20 +157,6 @@ func BenchmarkNew(b *testing.B) {
 			newWith(b, dir+"/warm")
 		}
 	})
-}
-
-// rssBytes reads the process's resident set size from /proc/self/statm.
-func rssBytes(b *testing.B) int64 {
-	raw, err := os.ReadFile("/proc/self/statm")
-	if err != nil {
-		b.Skip("no /proc/self/statm:", err)
-	}
-	f := strings.Fields(string(raw))
-	pages, err := strconv.ParseInt(f[1], 10, 64)
-	if err != nil {
-		b.Fatal(err)
-	}
-	return pages * int64(os.Getpagesize())
 }
 
 // BenchmarkColdRunPrewarm measures a cold run (`return 1+1`) that takes an

@@ -5,15 +5,20 @@ import (
 	"encoding/json"
 	"strconv"
 	"strings"
+	"time"
+
+	"github.com/coderun/coderun"
 )
 
 // workload is one program that every engine runs, in a fresh VM per sample.
 type workload struct {
 	// body is the coderun program: the body of an async function.
 	body string
-	// async says the program awaits tools.echo; the peers get an echo
-	// function and run the body in an async function.
-	async bool
+	// host, if set, names the one async host function the program calls,
+	// as tools.<host>; fn is that function. The peers get it as a global
+	// function of that name and run the body in an async function.
+	host string
+	fn   coderun.Func
 	// want is the completion value every engine must produce, as JSON.
 	want string
 	// calls is the number of binding calls one run makes, or 0.
@@ -21,12 +26,12 @@ type workload struct {
 }
 
 // script is the workload as a plain script for the peers: the same body in
-// a strict function whose call is the script's completion value. An async
-// workload's completion value is a promise, and its tools.echo is the
-// engine's global echo function.
+// a strict function whose call is the script's completion value. A workload
+// with a host function is an async function, whose completion value is a
+// promise, and its tools.<host> is the engine's global function <host>.
 func (w workload) script() string {
-	if w.async {
-		return "(async function (tools) {\"use strict\";\n" + w.body + "\n})({echo})"
+	if w.host != "" {
+		return "(async function (tools) {\"use strict\";\n" + w.body + "\n})({" + w.host + "})"
 	}
 	return "(function () {\"use strict\";\n" + w.body + "\n})()"
 }
@@ -37,13 +42,17 @@ const echoCalls = 10_000
 // coldRun returns 1+1: the cost of a run is the cost of a fresh VM.
 func coldRun() workload { return workload{body: "return 1+1", want: "2"} }
 
-// fib27 computes the 27th Fibonacci number by naive recursion (about
-// 300,000 calls).
-func fib27() workload {
+// fib computes the n-th Fibonacci number by naive recursion; fib(27) makes
+// about 300,000 calls.
+func fib(n int) workload {
+	a, b := 0, 1
+	for range n {
+		a, b = b, a+b
+	}
 	return workload{
 		body: `function fib(n) { return n < 2 ? n : fib(n - 1) + fib(n - 2) }
-return fib(27)`,
-		want: "196418",
+return fib(` + strconv.Itoa(n) + `)`,
+		want: strconv.Itoa(a),
 	}
 }
 
@@ -53,9 +62,50 @@ func echoLoop(n int) workload {
 		body: `let s = 0;
 for (let i = 0; i < ` + strconv.Itoa(n) + `; i++) { const r = await tools.echo({i}); s += r.i }
 return s`,
-		async: true,
+		host:  "echo",
+		fn:    echo,
 		want:  strconv.Itoa(n * (n - 1) / 2),
 		calls: n,
+	}
+}
+
+// summary builds 1,000 order objects, filters and maps them and returns a
+// summary: a small realistic program, whose run is mostly a cold start.
+func summary() workload {
+	return workload{
+		body: `const regions = ["north", "south", "east", "west"];
+const orders = [];
+for (let i = 0; i < 1000; i++) {
+  orders.push({
+    id: i,
+    customer: "cust-" + (i % 37),
+    region: regions[i % regions.length],
+    amount: ((i * 7919) % 10000) / 100,
+    paid: i % 5 !== 0,
+  });
+}
+const big = orders.filter(o => o.paid && o.amount > 25);
+const lines = big.map(o => ({ who: o.customer.toUpperCase(), cents: Math.round(o.amount * 100) }));
+const byRegion = {};
+for (const o of big) byRegion[o.region] = (byRegion[o.region] || 0) + o.amount;
+let top = regions[0];
+for (const r of regions) if (byRegion[r] > byRegion[top]) top = r;
+const total = lines.reduce((s, l) => s + l.cents, 0);
+return { count: lines.length, first: lines[0].who, top, total };`,
+		want: `{"count":601,"first":"CUST-1","top":"east","total":3743446}`,
+	}
+}
+
+// parallelSleeps awaits Promise.all of n calls of tools.sleep, each of which
+// sleeps 50 ms in Go: about 50 ms of wall time where the calls overlap,
+// n times that where each call resolves before the next one starts.
+func parallelSleeps(n int) workload {
+	return workload{
+		body: `const r = await Promise.all(Array.from({length: ` + strconv.Itoa(n) + `}, (_, i) => tools.sleep({i})));
+return r.reduce((s, x) => s + x.i, 0)`,
+		host: "sleep",
+		fn:   sleep,
+		want: strconv.Itoa(n * (n - 1) / 2),
 	}
 }
 
@@ -131,4 +181,20 @@ func jsonDoc() string {
 // echo is the binding of the round-trip workload: it returns its argument.
 func echo(_ context.Context, args json.RawMessage) (json.RawMessage, error) {
 	return args, nil
+}
+
+// sleepTime is how long one call of sleep takes.
+const sleepTime = 50 * time.Millisecond
+
+// sleep is the binding of parallelSleeps: it returns its argument after
+// sleepTime, or ctx's error if ctx ends first.
+func sleep(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
+	t := time.NewTimer(sleepTime)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return args, nil
+	case <-ctx.Done():
+		return nil, context.Cause(ctx)
+	}
 }

@@ -8,74 +8,122 @@
 // The script to run is read from the file named by -script. Each sample
 // creates a fresh runtime (qjs.New), evaluates the script, reads its
 // completion value back as JSON, checks it against -want and closes the
-// runtime; only that is timed. With -mode echo, the runtime also gets an
-// async host function, echo; a promise completion value is awaited.
+// runtime; only that is timed. The mode says what else a sample does:
+//
+//	eval    nothing else
+//	echo    the runtime gets an async host function, echo, that returns its
+//	        argument; a promise completion value is awaited
+//	sleep   the same with sleep, which sleeps 50 ms before it returns its
+//	        argument (inside the call: the runtime cannot be entered from
+//	        another goroutine while the script runs)
+//	abort   the runtime is made with a context and CloseOnContextDone, the
+//	        script (a runaway loop) is evaluated on a goroutine of its own,
+//	        the context is cancelled -delay after Eval is called, and the
+//	        sample is the time from the cancellation to Eval returning
+//	idle    -runs runtimes at once each evaluate the script, which awaits
+//	        wait, a host function that blocks until all of them are
+//	        waiting; the answer is the growth of the Go heap and of the
+//	        resident set per runtime
 //
 // With -n N it takes N samples, printing one JSON line per sample and a last
 // line with the median. With -n 0 (the default) it takes one sample per line
 // read from standard input and answers each with one JSON line, so that a
 // caller can interleave its samples with other engines'; the summary line
-// follows at end of input.
+// follows at end of input. Each request is served on a goroutine of its own,
+// so that a caller can keep several samples going at once (to measure
+// throughput); answers then come in the order the samples end.
 //
 //	{"ns": 1234567}                  one sample
+//	{"heap_bytes": 12.5, "rss_bytes": 123.5}   one idle sample, per runtime
 //	{"error": "..."}                 a failed sample
 //	{"samples": 5, "median_ns": 1234567}
 package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"runtime"
+	"runtime/debug"
 	"slices"
+	"strconv"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/fastschema/qjs"
 )
 
 func main() {
-	mode := flag.String("mode", "eval", "eval: plain script; echo: async script with the echo host function")
+	var r runner
+	flag.StringVar(&r.mode, "mode", "eval", "eval, echo, sleep, abort or idle (see the package comment)")
 	script := flag.String("script", "", "file holding the script to evaluate")
-	want := flag.String("want", "", "expected completion value, as JSON")
+	flag.StringVar(&r.want, "want", "", "expected completion value, as JSON")
 	n := flag.Int("n", 0, "number of samples; 0 reads one request per line of standard input")
+	flag.DurationVar(&r.delay, "delay", 20*time.Millisecond, "abort: how long the script runs before the context is cancelled")
+	flag.IntVar(&r.runs, "runs", 50, "idle: how many runtimes are alive at once")
 	flag.Parse()
 	src, err := os.ReadFile(*script)
 	if err != nil {
 		fatal(err)
 	}
-	r := runner{mode: *mode, script: string(src), want: *want}
-	if r.mode != "eval" && r.mode != "echo" {
+	r.script = string(src)
+	if !slices.Contains([]string{"eval", "echo", "sleep", "abort", "idle"}, r.mode) {
 		fatal(fmt.Errorf("unknown mode %q", r.mode))
 	}
-	// The first qjs.New compiles the wasm module; keep that out of the samples.
-	warm, err := qjs.New(qjs.Option{Stdout: io.Discard, Stderr: io.Discard})
+	// The first qjs.New compiles the wasm module; keep that out of the
+	// samples. It also fixes CloseOnContextDone for every later runtime.
+	warm, err := qjs.New(r.option(context.Background()))
 	if err != nil {
 		fatal(err)
 	}
 	warm.Close()
-	out := json.NewEncoder(os.Stdout)
-	var samples []time.Duration
-	sample := func() {
-		d, err := r.sample()
-		if err != nil {
-			_ = out.Encode(map[string]string{"error": err.Error()})
-			return
+	var (
+		mu      sync.Mutex // guards out and samples
+		out     = json.NewEncoder(os.Stdout)
+		samples []time.Duration
+	)
+	answer := func(v any, d time.Duration) {
+		mu.Lock()
+		defer mu.Unlock()
+		if d > 0 {
+			samples = append(samples, d)
 		}
-		samples = append(samples, d)
-		_ = out.Encode(map[string]int64{"ns": d.Nanoseconds()})
+		_ = out.Encode(v)
+	}
+	sample := func() {
+		var err error
+		if r.mode == "idle" {
+			var heap, rss float64
+			if heap, rss, err = r.idle(); err == nil {
+				answer(map[string]float64{"heap_bytes": heap, "rss_bytes": rss}, 0)
+				return
+			}
+		} else {
+			var d time.Duration
+			if d, err = r.timed(); err == nil {
+				answer(map[string]int64{"ns": d.Nanoseconds()}, d)
+				return
+			}
+		}
+		answer(map[string]string{"error": err.Error()}, 0)
 	}
 	if *n > 0 {
 		for range *n {
 			sample()
 		}
 	} else {
+		var wg sync.WaitGroup
 		in := bufio.NewScanner(os.Stdin)
 		for in.Scan() {
-			sample()
+			wg.Go(sample)
 		}
+		wg.Wait()
 	}
 	_ = out.Encode(map[string]int64{"samples": int64(len(samples)), "median_ns": median(samples).Nanoseconds()})
 }
@@ -90,17 +138,29 @@ type runner struct {
 	mode   string
 	script string
 	want   string
+	delay  time.Duration
+	runs   int
+}
+
+// option is the runtime option of every sample. Only abort mode uses
+// CloseOnContextDone, fastschema's one way to stop a running script: it
+// slows every evaluation down.
+func (r runner) option(ctx context.Context) qjs.Option {
+	return qjs.Option{Context: ctx, CloseOnContextDone: r.mode == "abort", Stdout: io.Discard, Stderr: io.Discard}
+}
+
+// timed takes one sample of the mode's kind.
+func (r runner) timed() (time.Duration, error) {
+	if r.mode == "abort" {
+		return r.abort()
+	}
+	return r.sample()
 }
 
 // sample times one fresh runtime: create, evaluate, read back, close.
 func (r runner) sample() (d time.Duration, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			err = fmt.Errorf("panic: %v", p)
-		}
-	}()
 	start := time.Now()
-	got, err := r.evaluate()
+	got, err := r.evaluate(context.Background(), nil)
 	d = time.Since(start)
 	if err != nil {
 		return 0, err
@@ -111,27 +171,123 @@ func (r runner) sample() (d time.Duration, err error) {
 	return d, nil
 }
 
-func (r runner) evaluate() (string, error) {
-	rt, err := qjs.New(qjs.Option{Stdout: io.Discard, Stderr: io.Discard})
+// abort evaluates the script on a goroutine of its own, cancels the
+// runtime's context r.delay after the evaluation started and returns the
+// time from then to Eval returning, which it must do with an error.
+func (r runner) abort() (time.Duration, error) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	started := make(chan struct{})
+	returned := make(chan time.Time, 1)
+	done := make(chan error, 1)
+	go func() {
+		_, err := r.evaluate(ctx, func() { returned <- time.Now() }, func(*qjs.Context) { close(started) })
+		done <- err
+	}()
+	select {
+	case <-started:
+	case err := <-done:
+		return 0, fmt.Errorf("the script did not start: %v", err)
+	}
+	time.Sleep(r.delay)
+	t0 := time.Now()
+	cancel()
+	if err := <-done; err == nil {
+		return 0, errors.New("the script ended without being interrupted")
+	}
+	return (<-returned).Sub(t0), nil // sent before done
+}
+
+// idle makes r.runs runtimes at once, each awaiting its wait host function,
+// which blocks until all are waiting, and returns the growth of the live
+// Go heap and of the resident set per runtime.
+func (r runner) idle() (heap, rss float64, err error) {
+	release := make(chan struct{})
+	entered := make(chan struct{}, r.runs)
+	errs := make(chan error, r.runs)
+	heap0, rss0 := memory()
+	for range r.runs {
+		go func() {
+			_, err := r.evaluate(context.Background(), nil, func(ctx *qjs.Context) {
+				ctx.SetAsyncFunc("wait", func(this *qjs.This) {
+					entered <- struct{}{}
+					<-release
+					_ = this.Promise().Resolve(this.Context().NewInt32(1))
+				})
+			})
+			errs <- err
+		}()
+	}
+	for k := 0; k < r.runs; {
+		select {
+		case <-entered:
+			k++
+		case err := <-errs:
+			close(release)
+			return 0, 0, fmt.Errorf("a run ended before its wait call: %v", err)
+		}
+	}
+	time.Sleep(50 * time.Millisecond)
+	heap1, rss1 := memory()
+	close(release)
+	for range r.runs {
+		if e := <-errs; e != nil && err == nil {
+			err = e
+		}
+	}
+	n := float64(r.runs)
+	return float64(heap1-heap0) / n, float64(rss1-rss0) / n, err
+}
+
+// memory collects garbage, returns freed memory to the system and reads
+// the live Go heap and the resident set size, in bytes.
+func memory() (heap, rss int64) {
+	debug.FreeOSMemory()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	raw, err := os.ReadFile("/proc/self/statm")
+	if err != nil {
+		return int64(ms.HeapAlloc), 0
+	}
+	pages, _ := strconv.ParseInt(strings.Fields(string(raw))[1], 10, 64)
+	return int64(ms.HeapAlloc), pages * int64(os.Getpagesize())
+}
+
+// evaluate runs the script in a fresh runtime made with ctx and returns
+// its completion value as JSON. setup, if any, runs just before Eval is
+// called; returned, if not nil, as soon as Eval returns.
+func (r runner) evaluate(ctx context.Context, returned func(), setup ...func(*qjs.Context)) (_ string, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("panic: %v", p)
+		}
+	}()
+	rt, err := qjs.New(r.option(ctx))
 	if err != nil {
 		return "", err
 	}
 	defer rt.Close()
-	ctx := rt.Context()
+	qctx := rt.Context()
 	// Value.JSONStringify (QJS_JSONStringify) returns garbage for some
 	// values in v0.0.6, so JSON text is made by JavaScript's JSON.stringify.
-	stringify := ctx.Global().GetPropertyStr("JSON").GetPropertyStr("stringify")
+	stringify := qctx.Global().GetPropertyStr("JSON").GetPropertyStr("stringify")
 	toJSON := func(v *qjs.Value) (string, error) {
-		s, err := ctx.Invoke(stringify, ctx.NewUndefined(), v)
+		s, err := qctx.Invoke(stringify, qctx.NewUndefined(), v)
 		if err != nil {
 			return "", err
 		}
 		return s.String(), nil
 	}
-	if r.mode == "echo" {
-		ctx.SetAsyncFunc("echo", func(this *qjs.This) { echo(this, toJSON) })
+	switch r.mode {
+	case "echo":
+		qctx.SetAsyncFunc("echo", func(this *qjs.This) { echo(this, toJSON, 0) })
+	case "sleep":
+		qctx.SetAsyncFunc("sleep", func(this *qjs.This) { echo(this, toJSON, sleepTime) })
 	}
-	v, err := ctx.Eval("bench.js", qjs.Code(r.script))
+	for _, f := range setup {
+		f(qctx)
+	}
+	v, err := evalReturned(qctx, r.script, returned)
 	if err != nil {
 		return "", err
 	}
@@ -143,12 +299,25 @@ func (r runner) evaluate() (string, error) {
 	return toJSON(v)
 }
 
-// echo is the async host function of the binding round trip. Its argument
-// crosses as JSON text, as a coderun binding's does, and the promise is
-// resolved before the function returns: fastschema's runtime cannot be
-// entered from another goroutine while the script runs, so this is the
-// cheapest correct use of SetAsyncFunc.
-func echo(this *qjs.This, toJSON func(*qjs.Value) (string, error)) {
+// evalReturned evaluates script and calls returned, if not nil, as soon as
+// Eval returns or panics (a runtime whose context was cancelled panics).
+func evalReturned(ctx *qjs.Context, script string, returned func()) (*qjs.Value, error) {
+	if returned != nil {
+		defer returned()
+	}
+	return ctx.Eval("bench.js", qjs.Code(script))
+}
+
+// sleepTime is how long one call of sleep takes.
+const sleepTime = 50 * time.Millisecond
+
+// echo is the async host function of the binding round trip, and after a
+// pause of d, of the parallel sleeps. Its argument crosses as JSON text, as
+// a coderun binding's does, and the promise is resolved before the
+// function returns: fastschema's runtime cannot be entered from another
+// goroutine while the script runs, so this is the cheapest correct use of
+// SetAsyncFunc.
+func echo(this *qjs.This, toJSON func(*qjs.Value) (string, error), d time.Duration) {
 	ctx := this.Context()
 	args := this.Args()
 	if len(args) != 1 {
@@ -159,6 +328,9 @@ func echo(this *qjs.This, toJSON func(*qjs.Value) (string, error)) {
 	if err != nil {
 		_ = this.Promise().Reject(ctx.NewError(err))
 		return
+	}
+	if d > 0 {
+		time.Sleep(d)
 	}
 	out := json.RawMessage(in) // what a Go binding would receive and return
 	_ = this.Promise().Resolve(ctx.ParseJSON(string(out)))
