@@ -17,15 +17,31 @@ const (
 // how long the guest runs without a preemption point: at the slowest fuel
 // rate measured (C-heavy code such as sort, about 1,200 units per ms) 4,096
 // units is a few milliseconds; JavaScript code yields at each interrupt poll.
+// Slower code gets smaller slices (see SliceTarget).
 const Slice = 4096
+
+// SliceTarget is the guest busy time a slice aims at. When a slice took
+// longer (code whose fuel rate is low, such as bulk copies into cold memory
+// at one unit per 4 KiB), the next one is scaled down, to no less than
+// MinSlice; when it took less, the next one doubles, up to Slice. Slices only
+// decide how often the host checks the run, never how much fuel is charged:
+// the fuel spent, and the point where the fuel budget trips, are the same
+// whatever the slices were.
+const SliceTarget = 500 * time.Microsecond
+
+// MinSlice is the smallest slice (a quarter of wasm.BulkMemoryChunk's
+// charge: every chunk of a long bulk copy is then a preemption point).
+const MinSlice = 64
 
 // Meter accounts one run's fuel and busy time. It is used from the run's
 // goroutine only.
 type Meter struct {
 	limits   Limits
 	start    time.Time
-	used     uint64 // fuel spent up to the last refill
-	given    int64  // fuel handed out at the last refill
+	used     uint64        // fuel spent up to the last refill
+	given    int64         // fuel handed out at the last refill
+	slice    int64         // the next slice, at most Slice (0: Slice)
+	busyAt   time.Duration // busy time at the last refill
 	busy     time.Duration
 	busyFrom time.Time
 	inGuest  bool
@@ -79,11 +95,29 @@ func (m *Meter) Refill(left int64, now time.Time) (int64, Trip) {
 		return 0, t
 	}
 	next := m.limits.Fuel - m.used
-	if next > Slice {
-		next = Slice
+	if slice := m.nextSlice(now); next > uint64(slice) {
+		next = uint64(slice)
 	}
 	m.given = int64(next)
 	return m.given, None
+}
+
+// nextSlice sizes the next slice from the busy time the last one took.
+func (m *Meter) nextSlice(now time.Time) int64 {
+	busy := m.Busy(now)
+	took := busy - m.busyAt
+	m.busyAt = busy
+	s := m.slice
+	switch {
+	case s == 0:
+		s = Slice
+	case took > SliceTarget:
+		s = max(MinSlice, int64(float64(s)*float64(SliceTarget)/float64(took)))
+	default:
+		s = min(Slice, 2*s)
+	}
+	m.slice = s
+	return s
 }
 
 // CheckTime reports whether compute or wall time ran out.

@@ -106,6 +106,9 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 		Wasm:             snap.module,
 		MemoryLimitPages: opts.Limits.MemoryPages(),
 		Cache:            cache,
+		// Prewarmed instances are made off the request path: let them pay
+		// for scrubbing the memories that runs give back.
+		ScrubOnAllocate: opts.Prewarm > 0,
 	})
 	if err != nil {
 		return nil, err

@@ -287,6 +287,11 @@ func (m *Memory) Reallocate(size uint64) []byte {
 			}
 			m.committed = end
 		}
+		if m.pool != nil && m.pool.populate && m.size > 0 && size > m.size {
+			// A memory.grow (not the instantiation, which sizes the memory
+			// from 0) with PoolOptions.PopulateGrowth.
+			populate(m.mapping[m.size&^(m.pageSize-1) : min(roundUp(size, m.pageSize), m.committed)])
+		}
 		buf = m.mapping[:size:size]
 	} else {
 		if size > uint64(cap(m.heap)) {

@@ -575,3 +575,71 @@ func TestPoolLargeMemoriesScrubInBackground(t *testing.T) {
 	buf = again.Reallocate(8 * mib)
 	require.Equal(t, -1, firstMismatch(buf, 1, func(int) byte { return 0 }))
 }
+
+// With PopulateGrowth, a grow makes the new pages resident (and zero) at
+// once; the sizing at instantiation (a grow from 0) does not.
+func TestPoolPopulateGrowth(t *testing.T) {
+	tests := []struct {
+		name     string
+		populate bool
+		want     int // resident pages of the grown part
+	}{
+		{"off", false, 0},
+		{"on", true, mib / os.Getpagesize()},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := newPool(t, linearmem.PoolOptions{PopulateGrowth: tt.populate})
+			mem := allocate(t, p, 256*wasmPage)
+			defer mem.Free()
+			buf := mem.Reallocate(mib)
+			require.Zero(t, countTrue(resident(t, buf)), "the first sizing is not populated")
+			buf = mem.Reallocate(2 * mib)
+			got := countTrue(resident(t, buf[mib:]))
+			if tt.populate && got == 0 {
+				t.Skip("MADV_POPULATE_WRITE is not supported by this kernel")
+			}
+			require.Equal(t, tt.want, got)
+			require.Equal(t, -1, firstMismatch(buf, 1, func(int) byte { return 0 }))
+		})
+	}
+}
+
+// With ScrubOnAllocate, Free only keeps the memory; the Allocate that reuses
+// it scrubs it. A memory above MaxKeepBytes is still trimmed by the pool's
+// goroutine, never by Allocate.
+func TestPoolScrubOnAllocate(t *testing.T) {
+	const keep = mib
+	tests := []struct {
+		name    string
+		size    int
+		byAlloc uint64 // ScrubbedByAllocate after the reuse
+	}{
+		{"small", keep / 2, 1},
+		{"above MaxKeepBytes", 4 * mib, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := newPool(t, linearmem.PoolOptions{ScrubOnAllocate: true, MaxKeepBytes: keep})
+			mem := allocate(t, p, 256*wasmPage)
+			buf := mem.Reallocate(uint64(tt.size))
+			for i := range buf {
+				buf[i] = 0x5a
+			}
+			mem.Free()
+			if tt.byAlloc == 1 {
+				st := p.Stats()
+				require.Equal(t, 1, st.Pending, "Free did not scrub: %+v", st)
+			} else {
+				waitIdle(t, p, 1)
+			}
+			again := allocate(t, p, 256*wasmPage)
+			defer again.Free()
+			st := p.Stats()
+			require.Equal(t, uint64(1), st.Reused, "%+v", st)
+			require.Equal(t, tt.byAlloc, st.ScrubbedByAllocate, "%+v", st)
+			buf = again.Reallocate(uint64(tt.size))
+			require.Equal(t, -1, firstMismatch(buf, 1, func(int) byte { return 0 }))
+		})
+	}
+}

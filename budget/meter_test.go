@@ -1,0 +1,72 @@
+package budget
+
+import (
+	"testing"
+	"time"
+)
+
+// simulate runs a guest that charges the given amounts in a loop, with the
+// fuel global semantics of the rewritten module (yield when it goes
+// negative), and busy time advancing by perUnit per unit charged. It returns
+// the fuel spent when the fuel budget tripped, the number of yields and the
+// smallest slice handed out before the last.
+func simulate(t *testing.T, limit uint64, charges []int64, perUnit time.Duration) (used uint64, yields int, smallest int64) {
+	t.Helper()
+	now := time.Unix(0, 0)
+	m := NewMeter(Limits{Fuel: limit, ComputeTime: 1 << 62, WallTime: 1 << 62}, now)
+	m.Enter(now)
+	var fuel int64
+	smallest = Slice
+	for i := 0; ; i++ {
+		c := charges[i%len(charges)]
+		fuel -= c
+		now = now.Add(time.Duration(c) * perUnit)
+		if fuel >= 0 {
+			continue
+		}
+		yields++
+		next, trip := m.Refill(fuel, now)
+		if trip == Fuel {
+			return m.used, yields, smallest
+		}
+		if trip != None {
+			t.Fatalf("unexpected trip %v", trip)
+		}
+		if limit-m.used > Slice { // not the last slice, which is what is left
+			smallest = min(smallest, next)
+		}
+		fuel = next
+	}
+}
+
+// Slices shrink for code that spends a long time per unit of fuel, but the
+// fuel spent and the point where the budget trips do not change.
+func TestSlicesDoNotChangeFuel(t *testing.T) {
+	tests := []struct {
+		name    string
+		charges []int64
+	}{
+		{"loop", []int64{1}},
+		{"bulk chunks", []int64{256, 3, 1}},
+		{"mixed", []int64{1, 1, 10000 / 4096, 256, 7}},
+	}
+	const limit = 1_000_003
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fast, fastYields, fastSmallest := simulate(t, limit, tt.charges, time.Nanosecond)
+			slow, slowYields, slowSmallest := simulate(t, limit, tt.charges, 10*time.Microsecond)
+			if fast != slow {
+				t.Fatalf("fuel spent at the trip: %d with fast code, %d with slow code", fast, slow)
+			}
+			if fast <= limit {
+				t.Fatalf("tripped at %d, within the limit %d", fast, limit)
+			}
+			if fastSmallest != Slice {
+				t.Fatalf("fast code got a slice of %d, want %d", fastSmallest, Slice)
+			}
+			if slowSmallest >= Slice || slowSmallest < MinSlice || slowYields <= fastYields {
+				t.Fatalf("slow code: smallest slice %d, %d yields (fast: %d)", slowSmallest, slowYields, fastYields)
+			}
+		})
+	}
+}
