@@ -343,24 +343,28 @@ func (r *run) wait() {
 		}
 	}
 	r.batch = batch
-	for _, ev := range batch {
-		if ev.kind == evTimer {
-			if _, ok := r.timers[ev.id]; !ok {
-				continue // cleared after it fired
+	r.guest(func() error {
+		for _, ev := range batch {
+			if ev.kind == evTimer {
+				if _, ok := r.timers[ev.id]; !ok {
+					continue // cleared after it fired
+				}
+				delete(r.timers, ev.id)
+			} else {
+				// The guest frees its record of the call before it runs
+				// any code, so the id can be handed out again at once.
+				r.inflight--
+				r.freeIDs = append(r.freeIDs, ev.id)
+				r.startQueued()
+				checkResult(&ev)
 			}
-			delete(r.timers, ev.id)
-		} else {
-			// The guest frees its record of the call before it runs any
-			// code, so the id can be handed out again at once.
-			r.inflight--
-			r.freeIDs = append(r.freeIDs, ev.id)
-			r.startQueued()
-			checkResult(&ev)
+			if err := r.deliver(ev); err != nil || r.ended {
+				return err
+			}
 		}
-		r.guest(func() error { return r.deliver(ev) })
-	}
+		return r.drainJobs()
+	})
 	clear(batch) // drop the payloads
-	r.guest(r.drainJobs)
 }
 
 // deliver hands one completed call or fired timer to the guest.

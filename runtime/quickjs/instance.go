@@ -155,6 +155,14 @@ func (in *Instance) FreeValue(v Value) error {
 	if !v.HasRefCount() {
 		return nil
 	}
+	// What JS_FreeValue does when other references remain (a delivered
+	// result is held by the promise it resolved): decrement the count that
+	// heads every reference-counted cell. Only the last reference needs the
+	// call, which frees the cell.
+	if rc, ok := in.mem.ReadUint32Le(uint32(v)); ok && int32(rc) > 1 {
+		in.mem.WriteUint32Le(uint32(v), rc-1)
+		return nil
+	}
 	_, err := in.invoke(in.freeValue, uint64(in.jsctx), uint64(v))
 	return err
 }
