@@ -3,8 +3,8 @@ package wasm
 import "fmt"
 
 // Harden rewrites a QuickJS-NG module for running untrusted code: it
-// decodes src, applies ExportStackPointer, ExportStdLoop, GrowTrap,
-// PinInterruptHandler and Fuel (with cfg),
+// decodes src, applies ExportStackPointer, ExportStdLoop, AddDispatcher,
+// GrowTrap, PinInterruptHandler and Fuel (with cfg),
 // and encodes the result. The runtime calls it once per process on
 // QuickJS() and compiles what it returns.
 func Harden(src []byte, cfg FuelConfig) ([]byte, error) {
@@ -15,6 +15,7 @@ func Harden(src []byte, cfg FuelConfig) ([]byte, error) {
 	for _, pass := range []func(*Module) error{
 		ExportStackPointer,
 		ExportStdLoop,
+		AddDispatcher,
 		GrowTrap,
 		PinInterruptHandler,
 		func(m *Module) error { return Fuel(m, cfg) },

@@ -56,6 +56,7 @@ const (
 	OpI64Add        Opcode = 0x7c
 	OpI64Shl        Opcode = 0x86
 	OpI64ShrU       Opcode = 0x88
+	OpI32WrapI64    Opcode = 0xa7
 	OpI64ExtendI32U Opcode = 0xad
 	OpRefNull       Opcode = 0xd0
 	OpRefIsNull     Opcode = 0xd1

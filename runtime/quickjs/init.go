@@ -3,6 +3,8 @@ package quickjs
 import (
 	"errors"
 	"fmt"
+
+	"github.com/coderun/coderun/wasm"
 )
 
 // Layout holds the offsets of the JSRuntime fields coderun writes, found by
@@ -41,7 +43,7 @@ type InitOptions struct {
 // Init creates the QuickJS runtime and context, discovers the JSRuntime
 // layout, and applies opts.
 func (in *Instance) Init(opts InitOptions) error {
-	q, err := in.invoke(in.newQJS, 0, discoveryMagic, 0, 0)
+	q, err := in.invoke(wasm.DispatchNewQJS, 0, discoveryMagic, 0, 0)
 	if err != nil {
 		return fmt.Errorf("quickjs: New_QJS: %w", err)
 	}
@@ -54,7 +56,7 @@ func (in *Instance) Init(opts InitOptions) error {
 		return errors.New("quickjs: no JSRuntime")
 	}
 	in.rt = rt
-	c, err := in.invoke(in.getContext, q)
+	c, err := in.invoke(wasm.DispatchGetContext, q)
 	if err != nil {
 		return err
 	}

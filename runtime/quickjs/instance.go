@@ -29,9 +29,14 @@ type Instance struct {
 	mem  api.Memory
 	host Host
 
-	malloc, free, newQJS, getContext, createEvalOption, eval, call,
-	toCString, freeCString, freeValue, getException, parseJSON,
-	createFunctionProxy, stdLoop api.Function
+	// calls holds the module's wasm.DispatchExport, one api.Function per
+	// nesting level (a host function that calls back into the instance
+	// nests): a wazero call engine runs every call on the same native stack
+	// from its top, so it must not be re-entered. Every call goes through
+	// the dispatcher, so a run needs one call engine (and one stack to
+	// grow), two when the host calls back, instead of one per export.
+	calls []api.Function
+	depth int
 
 	stackPointer api.MutableGlobal
 	fuel         api.MutableGlobal
@@ -61,23 +66,12 @@ func (e *Engine) Instantiate(ctx context.Context, host Host) (*Instance, error) 
 		return nil, fmt.Errorf("quickjs: instantiating: %w", err)
 	}
 	in.mod, in.mem = mod, mod.Memory()
-	for _, f := range []struct {
-		p    *api.Function
-		name string
-	}{
-		{&in.malloc, "malloc"}, {&in.free, "free"}, {&in.newQJS, "New_QJS"},
-		{&in.getContext, "QJS_GetContext"}, {&in.createEvalOption, "QJS_CreateEvalOption"},
-		{&in.eval, "QJS_Eval"}, {&in.call, "QJS_Call"}, {&in.toCString, "QJS_ToCString"},
-		{&in.freeCString, "JS_FreeCString"}, {&in.freeValue, "JS_FreeValue"},
-		{&in.getException, "JS_GetException"}, {&in.parseJSON, "QJS_ParseJSON"},
-		{&in.createFunctionProxy, "QJS_CreateFunctionProxy"},
-		{&in.stdLoop, wasm.StdLoopExport},
-	} {
-		if *f.p = mod.ExportedFunction(f.name); *f.p == nil {
-			_ = mod.Close(ctx)
-			return nil, fmt.Errorf("quickjs: module lacks export %q", f.name)
-		}
+	f := mod.ExportedFunction(wasm.DispatchExport)
+	if f == nil {
+		_ = mod.Close(ctx)
+		return nil, fmt.Errorf("quickjs: module lacks export %q", wasm.DispatchExport)
 	}
+	in.calls = append(make([]api.Function, 0, 2), f)
 	if g, ok := mod.ExportedGlobal("__stack_pointer").(api.MutableGlobal); ok {
 		in.stackPointer = g
 	}
@@ -107,18 +101,45 @@ func (in *Instance) Fuel() api.MutableGlobal { return in.fuel }
 // Context returns the JSContext pointer.
 func (in *Instance) Context() uint32 { return in.jsctx }
 
-func (in *Instance) invoke(f api.Function, args ...uint64) (uint64, error) {
+// invoke calls the export op selects with args (at most five), through the
+// dispatcher, and returns its result (0 when it has none).
+func (in *Instance) invoke(op wasm.DispatchOp, args ...uint64) (uint64, error) {
+	if in.depth == len(in.calls) {
+		in.calls = append(in.calls, in.mod.ExportedFunction(wasm.DispatchExport))
+	}
+	f := in.calls[in.depth]
+	// The stack is shared by every level: a call reads its arguments when
+	// it starts and writes its result when it returns, so a nested call in
+	// between does not disturb it.
 	s := in.stack[:]
-	copy(s, args)
-	if err := f.CallWithStack(in.ctx, s); err != nil {
+	s[0] = uint64(op)
+	copy(s[1:], args)
+	in.depth++
+	err := f.CallWithStack(in.ctx, s)
+	in.depth--
+	if err != nil {
 		return 0, err
 	}
 	return s[0], nil
 }
 
+// warmDepth is Warm's recursion depth: enough that the host stack grows to
+// about 160 KiB, which covers small programs (`return 1+1` needs about
+// 50 KiB, a short map and join about 100 KiB).
+const warmDepth = 3000
+
+// Warm grows the native stack that wazero runs the instance's calls on,
+// by a deep call that reads and writes no guest state, so that the first
+// calls of a run do not grow it by copying. An instance made ahead of time
+// calls it off the request path.
+func (in *Instance) Warm() error {
+	_, err := in.invoke(wasm.DispatchDeep, warmDepth)
+	return err
+}
+
 // Malloc allocates n bytes of guest memory.
 func (in *Instance) Malloc(n uint32) (uint32, error) {
-	p, err := in.invoke(in.malloc, uint64(n))
+	p, err := in.invoke(wasm.DispatchMalloc, uint64(n))
 	if err != nil {
 		return 0, err
 	}
@@ -130,7 +151,7 @@ func (in *Instance) Malloc(n uint32) (uint32, error) {
 
 // Free releases guest memory from Malloc.
 func (in *Instance) Free(p uint32) error {
-	_, err := in.invoke(in.free, uint64(p))
+	_, err := in.invoke(wasm.DispatchFree, uint64(p))
 	return err
 }
 
@@ -163,7 +184,7 @@ func (in *Instance) FreeValue(v Value) error {
 		in.mem.WriteUint32Le(uint32(v), rc-1)
 		return nil
 	}
-	_, err := in.invoke(in.freeValue, uint64(in.jsctx), uint64(v))
+	_, err := in.invoke(wasm.DispatchFreeValue, uint64(in.jsctx), uint64(v))
 	return err
 }
 
@@ -185,7 +206,7 @@ func (in *Instance) Eval(src, filename string, flags int) (Value, error) {
 		return 0, err
 	}
 	defer in.Free(name)
-	opt, err := in.invoke(in.createEvalOption, uint64(code), 0, 0, uint64(name), uint64(flags))
+	opt, err := in.invoke(wasm.DispatchCreateEvalOption, uint64(code), 0, 0, uint64(name), uint64(flags))
 	if err != nil {
 		return 0, err
 	}
@@ -193,14 +214,14 @@ func (in *Instance) Eval(src, filename string, flags int) (Value, error) {
 		return 0, errors.New("quickjs: guest out of memory")
 	}
 	defer in.Free(uint32(opt))
-	v, err := in.invoke(in.eval, uint64(in.jsctx), opt)
+	v, err := in.invoke(wasm.DispatchEval, uint64(in.jsctx), opt)
 	return Value(v), err
 }
 
 // RunJobs runs every pending job, then the qjs:os timers that are due
 // (js_std_loop), and reports whether a job left an exception pending.
 func (in *Instance) RunJobs() (bool, error) {
-	if _, err := in.invoke(in.stdLoop, uint64(in.jsctx)); err != nil {
+	if _, err := in.invoke(wasm.DispatchStdLoop, uint64(in.jsctx)); err != nil {
 		return false, err
 	}
 	// JS_HasException, read in place: rt->current_exception is set.
@@ -242,13 +263,13 @@ func (in *Instance) Call(fn, this Value, args ...Value) (Value, error) {
 			putLeUint64(buf[i*8:], uint64(a))
 		}
 	}
-	v, err := in.invoke(in.call, uint64(in.jsctx), uint64(fn), uint64(this), uint64(len(args)), uint64(argv))
+	v, err := in.invoke(wasm.DispatchCall, uint64(in.jsctx), uint64(fn), uint64(this), uint64(len(args)), uint64(argv))
 	return Value(v), err
 }
 
 // TakeException returns the pending exception and clears it.
 func (in *Instance) TakeException() (Value, error) {
-	v, err := in.invoke(in.getException, uint64(in.jsctx))
+	v, err := in.invoke(wasm.DispatchGetException, uint64(in.jsctx))
 	return Value(v), err
 }
 
@@ -274,7 +295,7 @@ func (in *Instance) ParseJSON(text []byte) (Value, error) {
 	buf, _ := in.mem.Read(in.text, n)
 	copy(buf, text)
 	buf[len(text)] = 0
-	v, err := in.invoke(in.parseJSON, uint64(in.jsctx), uint64(in.text))
+	v, err := in.invoke(wasm.DispatchParseJSON, uint64(in.jsctx), uint64(in.text))
 	return Value(v), err
 }
 
@@ -285,7 +306,7 @@ func (in *Instance) ViewString(v Value, f func([]byte)) error {
 		f(b)
 		return nil
 	}
-	packedPtr, err := in.invoke(in.toCString, uint64(in.jsctx), uint64(v))
+	packedPtr, err := in.invoke(wasm.DispatchToCString, uint64(in.jsctx), uint64(v))
 	if err != nil {
 		return err
 	}
@@ -305,7 +326,7 @@ func (in *Instance) ViewString(v Value, f func([]byte)) error {
 		return errors.New("quickjs: string out of bounds")
 	}
 	f(b)
-	_, err = in.invoke(in.freeCString, uint64(in.jsctx), uint64(ptr))
+	_, err = in.invoke(wasm.DispatchFreeCString, uint64(in.jsctx), uint64(ptr))
 	return err
 }
 
@@ -344,7 +365,7 @@ func (in *Instance) String(v Value) (string, error) {
 // NewFunctionProxy returns a JavaScript function whose calls reach
 // Host.Call; see the package documentation of wasm for its argument layout.
 func (in *Instance) NewFunctionProxy(id int64) (Value, error) {
-	v, err := in.invoke(in.createFunctionProxy, uint64(in.jsctx), uint64(id), 0, 0)
+	v, err := in.invoke(wasm.DispatchCreateFunctionProxy, uint64(in.jsctx), uint64(id), 0, 0)
 	return Value(v), err
 }
 

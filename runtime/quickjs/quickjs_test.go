@@ -22,7 +22,8 @@ func TestEvalAndLayout(t *testing.T) {
 	ctx := context.Background()
 	m, err := wasm.Decode(wasm.QuickJS())
 	require.NoError(t, err)
-	require.NoError(t, wasm.ExportStdLoop(m)) // the one pass Instantiate needs
+	require.NoError(t, wasm.ExportStdLoop(m)) // the passes Instantiate needs
+	require.NoError(t, wasm.AddDispatcher(m))
 	bin, err := m.Encode()
 	require.NoError(t, err)
 	e, err := NewEngine(ctx, Options{Wasm: bin, MemoryLimitPages: 1024})
@@ -73,6 +74,7 @@ func TestViewString(t *testing.T) {
 	m, err := wasm.Decode(wasm.QuickJS())
 	require.NoError(t, err)
 	require.NoError(t, wasm.ExportStdLoop(m))
+	require.NoError(t, wasm.AddDispatcher(m))
 	bin, err := m.Encode()
 	require.NoError(t, err)
 	e, err := NewEngine(ctx, Options{Wasm: bin, MemoryLimitPages: 1024})
@@ -116,4 +118,76 @@ func TestViewString(t *testing.T) {
 			}
 		})
 	}
+}
+
+// reentrantHost calls back into the instance from Host.Call, the way the
+// runtime reads a log message or parses a binding's result: nested calls.
+type reentrantHost struct {
+	nopHost
+	t     *testing.T
+	depth int
+}
+
+func (h *reentrantHost) Call(in *Instance, args []Value) Value {
+	h.depth++
+	defer func() { h.depth-- }()
+	s, err := in.String(args[0])
+	require.NoError(h.t, err)
+	if h.depth < 3 {
+		// Call the proxy again from inside its own call: three levels.
+		v, err := in.Eval(`globalThis.proxy("`+s+`+")`, "t.js", EvalGlobal)
+		require.NoError(h.t, err)
+		return v
+	}
+	v, err := in.ParseJSON([]byte(`"` + s + `!"`))
+	require.NoError(h.t, err)
+	return v
+}
+
+// A call into the instance from inside a Host.Call, nested in a call into
+// the instance, gets a call engine of its own: it must not overwrite the
+// native stack of the call it is nested in.
+func TestReentrantCalls(t *testing.T) {
+	ctx := context.Background()
+	m, err := wasm.Decode(wasm.QuickJS())
+	require.NoError(t, err)
+	require.NoError(t, wasm.ExportStdLoop(m))
+	require.NoError(t, wasm.AddDispatcher(m))
+	bin, err := m.Encode()
+	require.NoError(t, err)
+	e, err := NewEngine(ctx, Options{Wasm: bin, MemoryLimitPages: 1024})
+	require.NoError(t, err)
+	defer e.Close(ctx)
+	h := &reentrantHost{t: t}
+	in, err := e.Instantiate(ctx, h)
+	require.NoError(t, err)
+	defer in.Close(ctx)
+	require.NoError(t, in.Init(InitOptions{StackMargin: 8 << 10}))
+	proxy, err := in.NewFunctionProxy(0)
+	require.NoError(t, err)
+	// The raw host function, taken from the wrapper as prelude.js does.
+	set, err := in.Eval(`(function (wrapper) {
+		let raw; const call = Object.getOwnPropertyDescriptor(Function.prototype, "call");
+		Object.defineProperty(Function.prototype, "call", { value: function () { raw = this }, writable: true, configurable: true });
+		try { wrapper() } finally { Object.defineProperty(Function.prototype, "call", call) }
+		globalThis.proxy = (s) => raw(0, 0, 0, 0, s);
+	})`, "t.js", EvalGlobal)
+	require.NoError(t, err)
+	_, err = in.Call(set, Undefined, proxy)
+	require.NoError(t, err)
+	// Deep JavaScript recursion around each level, so that a shared stack
+	// would be overwritten.
+	v, err := in.Eval(`function deep(n, f) { return n ? deep(n - 1, f) : f() }
+		deep(20, () => [1, 2].map(i => deep(10, () => proxy("go" + i))).join(" "))`, "t.js", EvalGlobal)
+	require.NoError(t, err)
+	if v.IsException() {
+		exc, _ := in.TakeException()
+		es, _ := in.String(exc)
+		t.Fatal(es)
+	}
+	s, err := in.String(v)
+	require.NoError(t, err)
+	require.Equal(t, "go1++! go2++!", s)
+	require.Zero(t, in.depth)
+	require.Len(t, in.calls, 4, "one call engine per nesting level")
 }

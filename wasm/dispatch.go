@@ -1,0 +1,167 @@
+package wasm
+
+import "fmt"
+
+// DispatchExport is the name under which AddDispatcher exports its
+// function.
+const DispatchExport = "coderun_dispatch"
+
+// DispatchOp selects the export that the dispatcher calls.
+type DispatchOp uint32
+
+// The dispatcher's operations, one per export the host calls. Each takes
+// its export's parameters in order, as the dispatcher's arguments after
+// op: an i32 parameter is the low 32 bits of its i64 argument.
+const (
+	DispatchMalloc              DispatchOp = iota // malloc (size i32) -> i32
+	DispatchFree                                  // free (ptr i32)
+	DispatchNewQJS                                // New_QJS (i32, i32, i32, i32) -> i32
+	DispatchGetContext                            // QJS_GetContext (qjs i32) -> i32
+	DispatchCreateEvalOption                      // QJS_CreateEvalOption (i32 ×5) -> i32
+	DispatchEval                                  // QJS_Eval (ctx i32, opt i32) -> i64
+	DispatchCall                                  // QJS_Call (ctx i32, fn i64, this i64, argc i32, argv i64) -> i64
+	DispatchToCString                             // QJS_ToCString (ctx i32, v i64) -> i32
+	DispatchFreeCString                           // JS_FreeCString (ctx i32, ptr i32)
+	DispatchFreeValue                             // JS_FreeValue (ctx i32, v i64)
+	DispatchGetException                          // JS_GetException (ctx i32) -> i64
+	DispatchParseJSON                             // QJS_ParseJSON (ctx i32, text i32) -> i64
+	DispatchCreateFunctionProxy                   // QJS_CreateFunctionProxy (ctx i32, id i64, i64, i64) -> i64
+	DispatchStdLoop                               // StdLoopExport (ctx i32)
+	// DispatchDeep recurses as deep as its i32 argument asks (at most
+	// DispatchDeepMax levels) without touching memory, and returns 0: a
+	// call that grows the host's native stack for this instance ahead of
+	// the calls that need it.
+	DispatchDeep
+	numDispatchOps
+)
+
+// DispatchDeepMax caps DispatchDeep's recursion.
+const DispatchDeepMax = 1 << 14
+
+// dispatchTarget is an export that the dispatcher calls, with the
+// signature it must have.
+type dispatchTarget struct {
+	name string
+	typ  FuncType
+}
+
+// dispatchTargets returns the exports the dispatcher calls, indexed by
+// DispatchOp (DispatchDeep excluded: the pass adds its function).
+func dispatchTargets() []dispatchTarget {
+	f := func(params []ValType, results ...ValType) FuncType {
+		return FuncType{Params: params, Results: results}
+	}
+	i32, i64 := I32, I64
+	return []dispatchTarget{
+		DispatchMalloc:              {"malloc", f([]ValType{i32}, i32)},
+		DispatchFree:                {"free", f([]ValType{i32})},
+		DispatchNewQJS:              {"New_QJS", f([]ValType{i32, i32, i32, i32}, i32)},
+		DispatchGetContext:          {"QJS_GetContext", f([]ValType{i32}, i32)},
+		DispatchCreateEvalOption:    {"QJS_CreateEvalOption", f([]ValType{i32, i32, i32, i32, i32}, i32)},
+		DispatchEval:                {"QJS_Eval", f([]ValType{i32, i32}, i64)},
+		DispatchCall:                {"QJS_Call", f([]ValType{i32, i64, i64, i32, i64}, i64)},
+		DispatchToCString:           {"QJS_ToCString", f([]ValType{i32, i64}, i32)},
+		DispatchFreeCString:         {"JS_FreeCString", f([]ValType{i32, i32})},
+		DispatchFreeValue:           {"JS_FreeValue", f([]ValType{i32, i64})},
+		DispatchGetException:        {"JS_GetException", f([]ValType{i32}, i64)},
+		DispatchParseJSON:           {"QJS_ParseJSON", f([]ValType{i32, i32}, i64)},
+		DispatchCreateFunctionProxy: {"QJS_CreateFunctionProxy", f([]ValType{i32, i64, i64, i64}, i64)},
+		DispatchStdLoop:             {StdLoopExport, f([]ValType{i32})},
+	}
+}
+
+// dispatchArgs is the number of arguments after op: the most any target
+// takes.
+const dispatchArgs = 5
+
+// AddDispatcher adds a function (op i32, a, b, c, d, e i64) -> i64,
+// exported as DispatchExport, that calls the export op selects (see
+// DispatchOp) with the leading arguments its signature takes, and returns
+// its result (an i32 zero-extended, 0 when it has none). An unknown op
+// traps.
+//
+// A host that calls every export through it makes one wazero call engine,
+// with one native stack, per instance instead of one per export: each
+// costs an allocation at lookup and a stack that grows by copying on its
+// first deep call. Each export is found by name and must have the
+// signature its DispatchOp documents, so a different build fails the pass
+// rather than being called with the wrong arguments. It must run after
+// ExportStdLoop.
+func AddDispatcher(m *Module) error {
+	targets := dispatchTargets()
+	funcs := make([]uint32, len(targets))
+	for op, t := range targets {
+		idx, ok := m.exportedFunc(t.name)
+		if !ok {
+			return fmt.Errorf("wasm: dispatcher: %q is not exported", t.name)
+		}
+		ft, ok := m.FuncType(idx)
+		if !ok || !ft.Equal(t.typ) {
+			return fmt.Errorf("wasm: dispatcher: %q has type %v, want %v", t.name, ft, t.typ)
+		}
+		funcs[op] = idx
+	}
+	funcs = append(funcs, m.addDeep())
+
+	// block ×(n+1); local.get op; br_table 0..n-1 default n; then, after
+	// the end of block k, case k: its arguments, the call, the result as
+	// i64, return. After the outermost block (an unknown op): unreachable.
+	n := uint32(len(funcs))
+	body := make([]Instr, 0, 16*n)
+	for range n + 1 {
+		body = append(body, BlockInstr(OpBlock, BlockEmpty))
+	}
+	labels := make([]uint32, n)
+	for k := range labels {
+		labels[k] = uint32(k)
+	}
+	body = append(body, Indexed(OpLocalGet, 0), Instr{Op: OpBrTable, Vec: labels, A: n})
+	for _, f := range funcs {
+		body = append(body, Simple(OpEnd))
+		ft, _ := m.FuncType(f)
+		for i, p := range ft.Params {
+			body = append(body, Indexed(OpLocalGet, uint32(1+i)))
+			if p == I32 {
+				body = append(body, Simple(OpI32WrapI64))
+			}
+		}
+		body = append(body, Indexed(OpCall, f))
+		switch {
+		case len(ft.Results) == 0:
+			body = append(body, I64Const(0))
+		case ft.Results[0] == I32:
+			body = append(body, Simple(OpI64ExtendI32U))
+		}
+		body = append(body, Simple(OpReturn))
+	}
+	body = append(body, Simple(OpEnd), Simple(OpUnreachable), Simple(OpEnd))
+
+	params := []ValType{I32}
+	for range dispatchArgs {
+		params = append(params, I64)
+	}
+	d := m.addFunc(FuncType{Params: params, Results: []ValType{I64}}, nil, body)
+	if err := m.addExport(Export{Name: DispatchExport, Kind: ExternFunc, Index: d}); err != nil {
+		return fmt.Errorf("wasm: dispatcher: %w", err)
+	}
+	return nil
+}
+
+// addDeep appends DispatchDeep's function (depth i32) -> i32: for a depth
+// above 0 (capped at DispatchDeepMax) it calls itself with depth-1 and
+// returns that result; at 0 it returns 0.
+func (m *Module) addDeep() uint32 {
+	self := m.NumImportedFuncs() + uint32(len(m.Funcs))
+	return m.addFunc(FuncType{Params: []ValType{I32}, Results: []ValType{I32}}, nil, []Instr{
+		// if depth-1 < DispatchDeepMax (unsigned: depth in 1..DispatchDeepMax)
+		Indexed(OpLocalGet, 0), I32Const(1), Simple(OpI32Sub),
+		I32Const(DispatchDeepMax), Simple(OpI32LtU),
+		BlockInstr(OpIf, BlockEmpty),
+		Indexed(OpLocalGet, 0), I32Const(1), Simple(OpI32Sub),
+		Indexed(OpCall, self),
+		Simple(OpReturn),
+		Simple(OpEnd),
+		I32Const(0),
+		Simple(OpEnd),
+	})
+}

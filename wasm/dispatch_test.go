@@ -1,0 +1,123 @@
+package wasm
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"github.com/tetratelabs/wazero"
+)
+
+func TestAddDispatcher(t *testing.T) {
+	m := decodeQuickJS(t)
+	require.ErrorContains(t, AddDispatcher(m), `"coderun_std_loop" is not exported`, "runs after ExportStdLoop")
+	require.NoError(t, ExportStdLoop(m))
+	funcs := len(m.Code)
+	require.NoError(t, AddDispatcher(m))
+	require.Len(t, m.Code, funcs+2, "the dispatcher and its deep helper")
+	e := m.Exports[len(m.Exports)-1]
+	require.Equal(t, Export{Name: DispatchExport, Kind: ExternFunc, Index: m.NumImportedFuncs() + uint32(funcs+1)}, e)
+	ft, _ := m.FuncType(e.Index)
+	require.Equal(t, FuncType{Params: []ValType{I32, I64, I64, I64, I64, I64}, Results: []ValType{I64}}, ft)
+
+	// One case per op: a br_table over every op, and one call per case, to
+	// the export the op names (the deep helper last).
+	body := m.Body(e.Index).Body
+	var table []Instr
+	var calls []uint32
+	for _, in := range body {
+		switch in.Op {
+		case OpBrTable:
+			table = append(table, in)
+		case OpCall:
+			calls = append(calls, in.A)
+		}
+	}
+	require.Len(t, table, 1)
+	require.Len(t, table[0].Vec, int(numDispatchOps))
+	require.Equal(t, uint32(numDispatchOps), table[0].A, "an unknown op leaves every case")
+	require.Len(t, calls, int(numDispatchOps))
+	for op, target := range dispatchTargets() {
+		idx, _ := m.exportedFunc(target.name)
+		require.Equal(t, idx, calls[op], target.name)
+	}
+	require.Equal(t, e.Index-1, calls[DispatchDeep])
+	require.ErrorContains(t, AddDispatcher(m), "already exists")
+
+	for _, tc := range []struct {
+		name string
+		edit func(*Module)
+		want string
+	}{
+		{"missing", func(m *Module) { m.Exports = m.Exports[:0] }, `"malloc" is not exported`},
+		{"wrong type", func(m *Module) {
+			for i, x := range m.Exports {
+				if x.Name == "QJS_Call" {
+					m.Exports[i].Index, _ = m.exportedFunc("QJS_Eval")
+				}
+			}
+		}, `"QJS_Call" has type`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := decodeQuickJS(t)
+			require.NoError(t, ExportStdLoop(m))
+			tc.edit(m)
+			require.ErrorContains(t, AddDispatcher(m), tc.want)
+		})
+	}
+}
+
+// TestDispatcherRuns drives the hardened module through the dispatcher
+// alone: the results are those of the exports it calls.
+func TestDispatcherRuns(t *testing.T) {
+	rt := newTestRuntime(t, wazero.NewRuntimeConfigCompiler())
+	v := instantiate(context.Background(), t, rt, compile(t, rt, hardened(t)), nil)
+	d := v.mod.ExportedFunction(DispatchExport)
+	call := func(op DispatchOp, args ...uint64) uint64 {
+		t.Helper()
+		s := make([]uint64, 6)
+		s[0] = uint64(op)
+		copy(s[1:], args)
+		require.NoError(t, d.CallWithStack(v.ctx, s))
+		return s[0]
+	}
+	// i32 arguments ignore their high bits; an i32 result is zero-extended.
+	qjs := call(DispatchNewQJS, 0xdead<<32, 0, 0, 0)
+	require.NotZero(t, qjs)
+	require.Less(t, qjs, uint64(1<<32))
+	ctx := call(DispatchGetContext, qjs)
+	cstring := func(s string) uint64 {
+		p := call(DispatchMalloc, uint64(len(s)+1))
+		require.True(t, v.mod.Memory().Write(uint32(p), append([]byte(s), 0)))
+		return p
+	}
+	opt := call(DispatchCreateEvalOption, cstring("'a' + (6 * 7)"), 0, 0, cstring("<input>"), 0)
+	val := call(DispatchEval, ctx, opt)
+	require.Equal(t, uint32(0xfffffff9), uint32(val>>32), "a string")
+	p := call(DispatchToCString, ctx, val)
+	packed, ok := v.mod.Memory().ReadUint64Le(uint32(p))
+	require.True(t, ok)
+	s, _ := v.mod.Memory().Read(uint32(packed>>32), uint32(packed))
+	require.Equal(t, "a42", string(s))
+	require.Zero(t, call(DispatchFreeCString, ctx, packed>>32), "no result reads as 0")
+	require.Zero(t, call(DispatchFree, p))
+	require.Zero(t, call(DispatchFreeValue, ctx, val))
+	require.Zero(t, call(DispatchStdLoop, ctx))
+
+	// QJS_Call's mixed i32 and i64 parameters, in order.
+	fn := call(DispatchEval, ctx, call(DispatchCreateEvalOption, cstring("(function (a, b) { return a * 10 + b })"), 0, 0, cstring("<input>"), 0))
+	argv := call(DispatchMalloc, 16)
+	require.True(t, v.mod.Memory().WriteUint64Le(uint32(argv), 4))
+	require.True(t, v.mod.Memory().WriteUint64Le(uint32(argv)+8, 2))
+	require.Equal(t, uint64(42), call(DispatchCall, ctx, fn, uint64(tagUndefined)<<32, 2, argv))
+	arr := call(DispatchParseJSON, ctx, cstring("[1,"))
+	require.Equal(t, uint64(tagException), arr>>32)
+	exc := call(DispatchGetException, ctx)
+	require.Equal(t, uint32(0xffffffff), uint32(exc>>32), "a SyntaxError object")
+
+	require.Zero(t, call(DispatchDeep, DispatchDeepMax))
+	require.Zero(t, call(DispatchDeep, 1<<31), "the depth is capped")
+
+	s6 := []uint64{uint64(numDispatchOps), 0, 0, 0, 0, 0}
+	require.ErrorContains(t, d.CallWithStack(v.ctx, s6), "unreachable")
+}
