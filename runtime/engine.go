@@ -135,29 +135,35 @@ type idleHost struct{ templateHost }
 // fill keeps the pool of prewarmed instances full until the engine closes.
 // It instantiates only while no run is in flight: on a small machine a
 // refill running beside a run slows that run down more than the prewarmed
-// instance saved it.
+// instance saved it. It polls rather than blocking on a full channel, so a
+// run that takes an instance never wakes it on the request path; and it
+// grows each instance's native stack (quickjs.Instance.Warm) in advance.
 func (e *Engine) fill() {
 	defer e.filler.Done()
 	idle := time.NewTicker(time.Millisecond)
 	defer idle.Stop()
 	for {
-		for e.running.Load() > 0 {
+		for e.running.Load() > 0 || len(e.ready) == cap(e.ready) {
 			select {
 			case <-idle.C:
 			case <-e.closing:
 				return
 			}
 		}
+		select {
+		case <-e.closing:
+			return
+		default:
+		}
 		in, err := e.qe.Instantiate(context.Background(), idleHost{})
 		if err != nil {
 			return // the engine is closing or broken; runs instantiate their own
 		}
-		select {
-		case e.ready <- in:
-		case <-e.closing:
+		if err := in.Warm(); err != nil {
 			_ = in.Close(context.Background())
 			return
 		}
+		e.ready <- in // never blocks: this goroutine is the only sender, and there is room
 	}
 }
 
