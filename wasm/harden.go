@@ -4,7 +4,7 @@ import "fmt"
 
 // Harden rewrites a QuickJS-NG module for running untrusted code: it
 // decodes src, applies ExportStackPointer, ExportStdLoop, AddDispatcher,
-// GrowTrap, PinInterruptHandler and Fuel (with cfg),
+// GrowTrap, PinInterruptHandler, DirectCalls and Fuel (with cfg),
 // and encodes the result. The runtime calls it once per process on
 // QuickJS() and compiles what it returns.
 func Harden(src []byte, cfg FuelConfig) ([]byte, error) {
@@ -18,6 +18,7 @@ func Harden(src []byte, cfg FuelConfig) ([]byte, error) {
 		AddDispatcher,
 		GrowTrap,
 		PinInterruptHandler,
+		DirectCalls,
 		func(m *Module) error { return Fuel(m, cfg) },
 	} {
 		if err := pass(m); err != nil {

@@ -281,7 +281,9 @@ func TestHardenSize(t *testing.T) {
 	m, err := Decode(b)
 	require.NoError(t, err)
 	require.Len(t, m.Imports, 25)
-	require.Len(t, m.Code, 1138+5) // the dispatcher and its deep helper, grow_checked and the bulk memory helpers
+	// The dispatcher and its deep helper, 30 call_indirect selectors,
+	// grow_checked and the bulk memory helpers.
+	require.Equal(t, 1138+2+30+3, len(m.Code))
 	t.Logf("hardened module: %d bytes (original %d)", len(b), len(QuickJS()))
 	again, err := Harden(QuickJS(), FuelConfig{})
 	require.NoError(t, err)

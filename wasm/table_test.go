@@ -1,0 +1,102 @@
+package wasm
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"github.com/tetratelabs/wazero"
+)
+
+func TestDirectCalls(t *testing.T) {
+	m := decodeQuickJS(t)
+	funcs := len(m.Code)
+	require.NoError(t, DirectCalls(m))
+	require.Empty(t, m.Tables)
+	require.Empty(t, m.Elements)
+	require.Zero(t, countOps(m, OpCallIndirect))
+	require.Len(t, m.Code, funcs+30, "one selector per call_indirect type")
+
+	// The interrupt handler's type selects it at its table index, and
+	// nothing at the indices of functions of other types.
+	handler, _ := m.FuncType(QuickJSInterruptHandler)
+	sel := m.NumImportedFuncs() + uint32(funcs)
+	for ; sel < m.NumImportedFuncs()+uint32(len(m.Code)); sel++ {
+		ft, _ := m.FuncType(sel)
+		if ft.Equal(FuncType{Params: append(append([]ValType(nil), handler.Params...), I32), Results: handler.Results}) {
+			break
+		}
+	}
+	body := m.Body(sel).Body
+	var table Instr
+	var calls []uint32
+	for _, in := range body {
+		switch in.Op {
+		case OpBrTable:
+			table = in
+		case OpCall:
+			calls = append(calls, in.A)
+		}
+	}
+	require.Len(t, table.Vec, 542)
+	require.Equal(t, table.A, table.Vec[0], "index 0 is empty: it traps")
+	require.Equal(t, QuickJSInterruptHandler, calls[table.Vec[QuickJSInterruptTableIndex]])
+	for i, l := range table.Vec {
+		if l != table.A {
+			ft, _ := m.FuncType(calls[l])
+			require.True(t, ft.Equal(handler), "index %d", i)
+		}
+	}
+
+	for _, tc := range []struct {
+		name string
+		edit func(*Module)
+		want string
+	}{
+		{"no table", func(m *Module) { m.Tables = nil }, "no single defined funcref table"},
+		{"exported", func(m *Module) { m.Exports = append(m.Exports, Export{Name: "t", Kind: ExternTable}) }, `exported as "t"`},
+		{"table.size", func(m *Module) {
+			m.Code[0].Body = append([]Instr{Indexed(OpTableSize, 0), Simple(OpDrop)}, m.Code[0].Body...)
+		}, "uses the table"},
+		{"passive segment", func(m *Module) { m.Elements[0].Flags = 1 }, "not active"},
+		{"segment too long", func(m *Module) { m.Tables[0].Limits.Min = 10 }, "does not fit"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := decodeQuickJS(t)
+			tc.edit(m)
+			calls := countOps(m, OpCallIndirect)
+			require.ErrorContains(t, DirectCalls(m), tc.want)
+			require.Equal(t, calls, countOps(m, OpCallIndirect), "nothing changed")
+		})
+	}
+}
+
+// A selector traps, as call_indirect does, on an index out of range, an
+// empty slot or a function of another type.
+func TestDirectCallsTrap(t *testing.T) {
+	m := decodeQuickJS(t)
+	funcs := len(m.Code)
+	require.NoError(t, DirectCalls(m))
+	handler, _ := m.FuncType(QuickJSInterruptHandler)
+	var sel uint32
+	for i := funcs; i < len(m.Code); i++ {
+		ft, _ := m.FuncType(m.NumImportedFuncs() + uint32(i))
+		if ft.Equal(FuncType{Params: append(append([]ValType(nil), handler.Params...), I32), Results: handler.Results}) {
+			sel = m.NumImportedFuncs() + uint32(i)
+		}
+	}
+	require.NoError(t, m.addExport(Export{Name: "select", Kind: ExternFunc, Index: sel}))
+	bin, err := m.Encode()
+	require.NoError(t, err)
+	rt := newTestRuntime(t, wazero.NewRuntimeConfigCompiler())
+	v := instantiate(context.Background(), t, rt, compile(t, rt, bin), nil)
+	f := v.mod.ExportedFunction("select")
+	// The handler returns (os_pending_signals >> SIGINT) & 1: 0 here.
+	res, err := f.Call(v.ctx, 0, 0, uint64(QuickJSInterruptTableIndex))
+	require.NoError(t, err)
+	require.Equal(t, []uint64{0}, res)
+	for _, index := range []uint64{0, 1, 542, 1 << 31} {
+		_, err := f.Call(v.ctx, 0, 0, index)
+		require.ErrorContains(t, err, "unreachable", "index %d", index)
+	}
+}
