@@ -2,6 +2,7 @@ package quickjs
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"strings"
@@ -95,6 +96,11 @@ type Engine struct {
 	compiled wazero.CompiledModule
 	hasFuel  bool
 	alloc    experimental.MemoryAllocator
+	// config instantiates every instance: no name, no start functions,
+	// and a random source given, since wazero otherwise seeds a math/rand
+	// source (about 5 KB) per instance for a random_get that the module
+	// does not import.
+	config wazero.ModuleConfig
 	// growFrame is how wazero names the checked-grow function in a trap's
 	// stack trace, or "" when the module has none.
 	growFrame string
@@ -117,7 +123,11 @@ func NewEngine(ctx context.Context, opts Options) (*Engine, error) {
 		cfg = cfg.WithCompilationCache(opts.Cache)
 	}
 	rt := wazero.NewRuntimeWithConfig(ctx, cfg)
-	e := &Engine{rt: rt, alloc: linearmem.NewPool(linearmem.PoolOptions{PopulateGrowth: true, ScrubOnAllocate: opts.ScrubOnAllocate})}
+	e := &Engine{
+		rt:     rt,
+		alloc:  linearmem.NewPool(linearmem.PoolOptions{PopulateGrowth: true, ScrubOnAllocate: opts.ScrubOnAllocate}),
+		config: wazero.NewModuleConfig().WithName("").WithStartFunctions().WithRandSource(rand.Reader),
+	}
 	if err := e.init(ctx, opts.Wasm); err != nil {
 		_ = rt.Close(ctx)
 		return nil, err

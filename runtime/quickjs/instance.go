@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	"github.com/coderun/coderun/wasm"
-	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/experimental"
 )
@@ -61,7 +60,7 @@ func (e *Engine) Instantiate(ctx context.Context, host Host) (*Instance, error) 
 	// Linear memory is a reserved region committed on growth: growing never
 	// copies the heap, and pages the guest never touches stay unresident.
 	ctx = experimental.WithMemoryAllocator(ctx, e.alloc)
-	mod, err := e.rt.InstantiateModule(ctx, e.compiled, wazero.NewModuleConfig().WithName("").WithStartFunctions())
+	mod, err := e.rt.InstantiateModule(ctx, e.compiled, e.config)
 	if err != nil {
 		return nil, fmt.Errorf("quickjs: instantiating: %w", err)
 	}
