@@ -18,21 +18,29 @@ func (h *nopHost) Sleep(d time.Duration)                    {}
 func (h *nopHost) Exit(code uint32)                         {}
 func (h *nopHost) FuelYield(in *Instance, left int64) int64 { return 1 << 40 }
 
-func TestEvalAndLayout(t *testing.T) {
+// newInstance returns an initialized instance of the pristine module with
+// the passes Instantiate needs, served by h and closed when t ends.
+func newInstance(t *testing.T, h Host) *Instance {
+	t.Helper()
 	ctx := context.Background()
 	m, err := wasm.Decode(wasm.QuickJS())
 	require.NoError(t, err)
-	require.NoError(t, wasm.ExportStdLoop(m)) // the passes Instantiate needs
+	require.NoError(t, wasm.ExportStdLoop(m))
 	require.NoError(t, wasm.AddDispatcher(m))
 	bin, err := m.Encode()
 	require.NoError(t, err)
 	e, err := NewEngine(ctx, Options{Wasm: bin, MemoryLimitPages: 1024})
 	require.NoError(t, err)
-	defer e.Close(ctx)
-	in, err := e.Instantiate(ctx, &nopHost{})
+	t.Cleanup(func() { _ = e.Close(ctx) })
+	in, err := e.Instantiate(ctx, h)
 	require.NoError(t, err)
-	defer in.Close(ctx)
+	t.Cleanup(func() { _ = in.Close(ctx) })
 	require.NoError(t, in.Init(InitOptions{StackMargin: 8 << 10}))
+	return in
+}
+
+func TestEvalAndLayout(t *testing.T) {
+	in := newInstance(t, &nopHost{})
 	require.Equal(t, Layout{StackSize: 120, StackLimit: 128, CurrentException: 136, InterruptHandler: 152, StringChars: 20}, in.Layout())
 	v, err := in.Eval(`JSON.stringify({a: [1, 2, "€"]})`, "t.js", EvalGlobal)
 	require.NoError(t, err)
@@ -70,20 +78,7 @@ func TestEvalAndLayout(t *testing.T) {
 // ViewString reads ASCII strings in place and converts every other string
 // through QJS_ToCString; both ways give the same WTF-8 bytes.
 func TestViewString(t *testing.T) {
-	ctx := context.Background()
-	m, err := wasm.Decode(wasm.QuickJS())
-	require.NoError(t, err)
-	require.NoError(t, wasm.ExportStdLoop(m))
-	require.NoError(t, wasm.AddDispatcher(m))
-	bin, err := m.Encode()
-	require.NoError(t, err)
-	e, err := NewEngine(ctx, Options{Wasm: bin, MemoryLimitPages: 1024})
-	require.NoError(t, err)
-	defer e.Close(ctx)
-	in, err := e.Instantiate(ctx, &nopHost{})
-	require.NoError(t, err)
-	defer in.Close(ctx)
-	require.NoError(t, in.Init(InitOptions{StackMargin: 8 << 10}))
+	in := newInstance(t, &nopHost{})
 	require.NotZero(t, in.Layout().StringChars)
 
 	for _, tc := range []struct {
@@ -148,21 +143,7 @@ func (h *reentrantHost) Call(in *Instance, args []Value) Value {
 // the instance, gets a call engine of its own: it must not overwrite the
 // native stack of the call it is nested in.
 func TestReentrantCalls(t *testing.T) {
-	ctx := context.Background()
-	m, err := wasm.Decode(wasm.QuickJS())
-	require.NoError(t, err)
-	require.NoError(t, wasm.ExportStdLoop(m))
-	require.NoError(t, wasm.AddDispatcher(m))
-	bin, err := m.Encode()
-	require.NoError(t, err)
-	e, err := NewEngine(ctx, Options{Wasm: bin, MemoryLimitPages: 1024})
-	require.NoError(t, err)
-	defer e.Close(ctx)
-	h := &reentrantHost{t: t}
-	in, err := e.Instantiate(ctx, h)
-	require.NoError(t, err)
-	defer in.Close(ctx)
-	require.NoError(t, in.Init(InitOptions{StackMargin: 8 << 10}))
+	in := newInstance(t, &reentrantHost{t: t})
 	proxy, err := in.NewFunctionProxy(0)
 	require.NoError(t, err)
 	// The raw host function, taken from the wrapper as prelude.js does.
