@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -102,6 +103,20 @@ func TestSequentialCalls(t *testing.T) {
 	require.Nil(t, res.Error)
 	require.JSONEq(t, `49995000`, string(res.Value))
 	require.Equal(t, int64(10000), calls.Load())
+}
+
+// Every delivered result is released once the program drops it: 2,000
+// results of 64 KiB each, under a 16 MiB memory cap, would end the run as
+// worker-exit if the host kept a reference to any large share of them.
+func TestDeliveredResultsAreFreed(t *testing.T) {
+	rt := newRuntime(t, map[string]any{"MemoryBytes": float64(16 << 20)})
+	big := json.RawMessage(`{"s":"` + strings.Repeat("x", 64<<10) + `"}`)
+	ns := coderun.Namespace{Global: "tools", Functions: map[string]coderun.Func{
+		"big": func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) { return big, nil },
+	}}
+	res := runWith(t, rt, `let n = 0; for (let i = 0; i < 2000; i++) { n += (await tools.big({i})).s.length } return n`, ns)
+	require.Nil(t, res.Error)
+	require.JSONEq(t, `131072000`, string(res.Value))
 }
 
 func TestBindingPanics(t *testing.T) {
