@@ -139,8 +139,9 @@ func (r *run) startCall(nsArg, memberArg, argsArg quickjs.Value) int32 {
 	return c.id
 }
 
-// newCallID returns the smallest call id not in use (ids start at 1), so
-// that the guest can keep its pending calls in a dense array.
+// newCallID returns a call id not in use: the one freed last, or else the
+// next new one (ids start at 1). Ids therefore never exceed the most calls
+// ever pending at once, and the guest keeps its pending calls in dense arrays.
 func (r *run) newCallID() int32 {
 	if n := len(r.freeIDs); n > 0 {
 		id := r.freeIDs[n-1]

@@ -113,8 +113,8 @@
 
   // Binding namespaces and their error classes. A pending call's resolving
   // functions and its { ns, member } live at its id in three dense arrays:
-  // the host hands out the smallest free id (from 1), and reuses an id once
-  // its result is delivered.
+  // the host reuses an id once its result is delivered and only otherwise
+  // takes a new one (from 1), so ids stay small.
   const nullArray = () => ObjectSetPrototypeOf([], null);
   const callResolve = nullArray(), callReject = nullArray(), callInfo = nullArray();
   callResolve[0] = callReject[0] = callInfo[0] = undefined; // index 1 appends
