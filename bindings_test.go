@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -219,4 +220,123 @@ func TestSharedErrorClass(t *testing.T) {
 	_, err := rt.Run(context.Background(), coderun.Request{Program: "return 1", Bindings: []coderun.Namespace{a, b}})
 	require.ErrorIs(t, err, coderun.ErrInvalidBinding)
 	require.ErrorContains(t, err, `duplicate injected global "ToolCallError"`)
+}
+
+// A lone call runs on the run's own goroutine (see runtime/inline.go). If it
+// ignores its ctx, the caller still gets its abort or "runtime disposed" at
+// once, and the goroutine leaves when the function finally returns.
+func TestInlineCallThatIgnoresItsContext(t *testing.T) {
+	before := runtime.NumGoroutine()
+	release := make(chan struct{})
+	var entered atomic.Int64
+	entry := make(chan struct{}, 2)
+	ns := coderun.Namespace{Global: "tools", Functions: map[string]coderun.Func{
+		"hang": func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
+			entered.Add(1)
+			entry <- struct{}{}
+			<-release
+			return json.RawMessage(`"late"`), nil
+		},
+	}}
+	program := `console.log("before"); return await tools.hang({})`
+
+	rt := newRuntime(t, nil)
+	ctx, cancel := context.WithCancelCause(context.Background())
+	go func() { <-entry; cancel(errors.New("caller gave up")) }()
+	res, err := rt.Run(ctx, coderun.Request{Program: program, Bindings: []coderun.Namespace{ns}})
+	require.NoError(t, err)
+	require.Equal(t, &coderun.Failure{Kind: coderun.Abort, Message: "caller gave up"}, res.Error)
+	require.Equal(t, []string{"before"}, res.Logs)
+
+	closing, err := coderun.New(coderun.DefaultConfig())
+	require.NoError(t, err)
+	go func() { <-entry; require.NoError(t, closing.Close(context.Background())) }()
+	res, err = closing.Run(context.Background(), coderun.Request{Program: program, Bindings: []coderun.Namespace{ns}})
+	require.NoError(t, err)
+	require.Equal(t, &coderun.Failure{Kind: coderun.Abort, Message: "runtime disposed"}, res.Error)
+	require.Equal(t, int64(2), entered.Load())
+
+	close(release)
+	// Polled here, not with require.Eventually, whose checks run on
+	// goroutines of their own.
+	for deadline := time.Now().Add(10 * time.Second); runtime.NumGoroutine() > before; {
+		if time.Now().After(deadline) {
+			buf := make([]byte, 1<<20)
+			t.Fatalf("goroutines left after the functions returned:\n%s", buf[:runtime.Stack(buf, true)])
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	res = runWith(t, rt, `return await tools.hang({})`, ns)
+	require.JSONEq(t, `"late"`, string(res.Value), "the next run works")
+}
+
+// A call starts while the guest keeps computing: this one cancels the run,
+// which otherwise would spin until its compute budget ran out.
+func TestCallStartsWhileGuestComputes(t *testing.T) {
+	rt := newRuntime(t, nil)
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	ns := coderun.Namespace{Global: "tools", Functions: map[string]coderun.Func{
+		"stop": func(context.Context, json.RawMessage) (json.RawMessage, error) {
+			cancel(errors.New("stopped by the binding"))
+			return json.RawMessage(`null`), nil
+		},
+	}}
+	res, err := rt.Run(ctx, coderun.Request{Program: `tools.stop({}); for (;;) {}`, Bindings: []coderun.Namespace{ns}})
+	require.NoError(t, err)
+	require.Equal(t, &coderun.Failure{Kind: coderun.Abort, Message: "stopped by the binding"}, res.Error)
+}
+
+// A call made just before the program returns still runs, although its
+// result has nowhere to go.
+func TestCallMadeBeforeReturnStillRuns(t *testing.T) {
+	rt := newRuntime(t, nil)
+	got := make(chan string, 1)
+	ns := coderun.Namespace{Global: "tools", Functions: map[string]coderun.Func{
+		"notify": func(_ context.Context, args json.RawMessage) (json.RawMessage, error) {
+			got <- string(args)
+			return json.RawMessage(`null`), nil
+		},
+	}}
+	res := runWith(t, rt, `tools.notify({done: true}); return 1`, ns)
+	require.JSONEq(t, `1`, string(res.Value))
+	select {
+	case args := <-got:
+		require.JSONEq(t, `{"done": true}`, args)
+	case <-time.After(10 * time.Second):
+		t.Fatal("the call never ran")
+	}
+}
+
+// A function that ends its goroutine with runtime.Goexit, inline or not,
+// cannot hang the run.
+func TestBindingCallsGoexit(t *testing.T) {
+	rt := newRuntime(t, map[string]any{"WallTime": float64(500)})
+	ns := coderun.Namespace{Global: "tools", Functions: map[string]coderun.Func{
+		"exit": func(context.Context, json.RawMessage) (json.RawMessage, error) {
+			runtime.Goexit()
+			return nil, nil
+		},
+	}}
+	res := runWith(t, rt, `return await tools.exit({})`, ns)
+	require.Equal(t, &coderun.Failure{Kind: coderun.WorkerExit, Message: "worker error: a binding called runtime.Goexit"}, res.Error)
+	res = runWith(t, rt, `return await Promise.all([tools.exit({}), tools.exit({})])`, ns)
+	require.Equal(t, &coderun.Failure{Kind: coderun.Timeout, Message: "wall-clock ceiling reached (500ms)"}, res.Error)
+}
+
+// Go refuses an argument with a lone surrogate (a binding could not decode
+// it losslessly); the call rejects instead of never settling.
+func TestLoneSurrogateArgumentRejects(t *testing.T) {
+	rt := newRuntime(t, nil)
+	ns := coderun.Namespace{Global: "tools", Functions: map[string]coderun.Func{
+		"echo": func(_ context.Context, args json.RawMessage) (json.RawMessage, error) { return args, nil },
+	}}
+	res := runWith(t, rt, `const out = [];
+for (const a of [{s: "\ud800"}, ["\udc00x"], {"\ud800": 1}, "ok \ud83d\ude00"]) {
+  try { out.push(await tools.echo(a)) } catch (e) { out.push(e.message) }
+}
+return out`, ns)
+	require.Nil(t, res.Error)
+	require.JSONEq(t, `["binding arguments must be lossless JSON", "binding arguments must be lossless JSON",
+		"binding arguments must be lossless JSON", "ok 😀"]`, string(res.Value))
 }

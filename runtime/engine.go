@@ -231,7 +231,10 @@ func (e *Engine) Run(ctx context.Context, program string, bindings []Binding) (O
 		return Outcome{Logs: []string{}, Kind: KindAbort, Message: context.Cause(ctx).Error()}, nil
 	}
 	r := newRun(ctx, e, program, bindings)
-	return r.execute(), nil
+	if len(bindings) == 0 {
+		return r.execute(), nil
+	}
+	return r.executeDetached(), nil
 }
 
 // Close ends every run in flight as an abort ("runtime disposed"), waits

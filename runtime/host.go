@@ -112,8 +112,9 @@ func (r *run) done(kind int, payload quickjs.Value) {
 	}
 }
 
-// startCall validates a binding call and starts it, or queues it when
-// MaxConcurrentCalls are in flight. It returns the call id, or -1.
+// startCall validates a binding call and records it as pending; it starts
+// when the guest yields (see wait) or, if the guest keeps computing, at its
+// next fuel yield. It returns the call id, or -1.
 func (r *run) startCall(nsArg, memberArg, argsArg quickjs.Value) int32 {
 	ns, ok1 := intArg(nsArg)
 	m, ok2 := intArg(memberArg)
@@ -131,12 +132,22 @@ func (r *run) startCall(nsArg, memberArg, argsArg quickjs.Value) int32 {
 		return -1
 	}
 	c := &call{id: r.newCallID(), fn: fn, args: args, member: member}
-	if r.inflight < r.limits.MaxConcurrentCalls {
-		r.launch(c)
-	} else {
-		r.queue = append(r.queue, c)
-	}
+	r.pending = append(r.pending, c)
 	return c.id
+}
+
+// launchPending starts the calls the guest made since it last yielded, in
+// the order it made them, or queues those past MaxConcurrentCalls.
+func (r *run) launchPending() {
+	for i, c := range r.pending {
+		r.pending[i] = nil
+		if r.inflight < r.limits.MaxConcurrentCalls {
+			r.launch(c)
+		} else {
+			r.queue = append(r.queue, c)
+		}
+	}
+	r.pending = r.pending[:0]
 }
 
 // newCallID returns a call id not in use: the one freed last, or else the
@@ -231,6 +242,7 @@ func (r *run) Sleep(d time.Duration) {
 	if r.ended {
 		panic(errEnded) // the outcome is decided: nothing left to wait for
 	}
+	r.launchPending()
 	now := time.Now()
 	r.meter.Exit(now)
 	defer r.meter.Enter(time.Now())
@@ -264,6 +276,9 @@ func (r *run) FuelYield(in *quickjs.Instance, left int64) int64 {
 	case <-r.e.closing:
 		r.stop(KindAbort, "runtime disposed")
 	default:
+	}
+	if len(r.pending) > 0 {
+		r.launchPending() // the guest is busy: its calls must not wait for it
 	}
 	next, trip := r.meter.Refill(left, time.Now())
 	if trip != budget.None {

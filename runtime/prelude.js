@@ -144,13 +144,15 @@
   }
   function makeMember(ns, nsIndex, member, memberIndex) {
     const info = { ns, member };
+    const badArguments = () => new Promise_((_, reject) => reject(rejection(ns, member, "binding arguments must be lossless JSON")));
     return function (args) {
       let json;
       try { json = stringify(args); } catch (_) { json = undefined; } // undefined when args is missing
-      if (json === undefined) {
-        return new Promise_((_, reject) => reject(rejection(ns, member, "binding arguments must be lossless JSON")));
-      }
+      if (json === undefined) return badArguments();
       const id = host(0, 0, 0, undefined, OP_CALL, nsIndex, memberIndex, json);
+      // The host refuses what the guest accepts as a value but a binding
+      // cannot take: a string with a lone surrogate.
+      if (id < 0) return badArguments();
       const p = new Promise_(capture);
       callResolve[id] = capturedResolve;
       callReject[id] = capturedReject;

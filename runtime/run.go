@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/coderun/coderun/budget"
@@ -87,12 +88,19 @@ type run struct {
 	freeIDs     []int32    // call ids whose results were delivered, for reuse
 	nextTimerID int32
 	inflight    int
-	queue       []*call
+	pending     []*call // made by the guest since it last yielded, not started yet
+	queue       []*call // waiting for a free MaxConcurrentCalls slot
 	timers      map[int32]*time.Timer
 	events      chan event
 	finished    chan struct{}
 	wall        *time.Timer // fires at the wall-clock deadline; made by the first wait
 	batch       []event     // wait's buffer, reused
+
+	// detached: the run executes on a goroutine of its own, so that a lone
+	// call can run inline (see callInline). inline is the handshake with
+	// the waiting caller (inlineNone, inlineRunning, inlineAbandoned).
+	detached bool
+	inline   atomic.Int32
 
 	ended    bool
 	fuelUsed uint64 // at the moment the outcome was decided
@@ -144,6 +152,17 @@ func (r *run) execute() Outcome {
 }
 
 func (r *run) cleanup() {
+	if r.inline.Load() == inlineAbandoned {
+		return // the caller cleaned up when it gave up on the run
+	}
+	r.closeRun()
+}
+
+// closeRun releases what the run holds.
+func (r *run) closeRun() {
+	// Calls made just before the run settled still start, as they would
+	// have had the guest yielded: they belong to the caller now.
+	r.launchPending()
 	close(r.finished)
 	if r.wall != nil {
 		r.wall.Stop()
@@ -313,34 +332,11 @@ func trapReason(err error) string {
 
 // wait blocks until something happens, then delivers it to the guest.
 func (r *run) wait() {
-	if r.inflight == 0 && len(r.queue) == 0 && len(r.timers) == 0 {
-		r.end(KindException, "the program is waiting for a promise that can never settle: no binding call or timer is pending")
-		return
-	}
-	if r.wall == nil {
-		r.wall = time.NewTimer(time.Until(r.meter.WallDeadline()))
-	}
 	batch := r.batch[:0]
-	select {
-	case ev := <-r.events:
+	if ev, ok := r.callInline(); ok {
 		batch = append(batch, ev)
-	case <-r.ctx.Done():
-		r.end(KindAbort, context.Cause(r.ctx).Error())
+	} else if batch = r.block(batch); batch == nil {
 		return
-	case <-r.e.closing:
-		r.end(KindAbort, "runtime disposed")
-		return
-	case <-r.wall.C:
-		r.end(KindTimeout, budget.WallMessage(r.limits.WallTime))
-		return
-	}
-	for more := true; more; {
-		select {
-		case ev := <-r.events:
-			batch = append(batch, ev)
-		default:
-			more = false
-		}
 	}
 	r.batch = batch
 	r.guest(func() error {
@@ -365,6 +361,42 @@ func (r *run) wait() {
 		return r.drainJobs()
 	})
 	clear(batch) // drop the payloads
+}
+
+// block starts the pending calls, waits until a call completes or a timer
+// fires, and appends every event that is ready to batch. It returns nil
+// when the run ended instead.
+func (r *run) block(batch []event) []event {
+	r.launchPending()
+	if r.inflight == 0 && len(r.queue) == 0 && len(r.timers) == 0 {
+		r.end(KindException, "the program is waiting for a promise that can never settle: no binding call or timer is pending")
+		return nil
+	}
+	if r.wall == nil {
+		r.wall = time.NewTimer(time.Until(r.meter.WallDeadline()))
+	}
+	select {
+	case ev := <-r.events:
+		batch = append(batch, ev)
+	case <-r.ctx.Done():
+		r.end(KindAbort, context.Cause(r.ctx).Error())
+		return nil
+	case <-r.e.closing:
+		r.end(KindAbort, "runtime disposed")
+		return nil
+	case <-r.wall.C:
+		r.end(KindTimeout, budget.WallMessage(r.limits.WallTime))
+		return nil
+	}
+	for more := true; more; {
+		select {
+		case ev := <-r.events:
+			batch = append(batch, ev)
+		default:
+			more = false
+		}
+	}
+	return batch
 }
 
 // deliver hands one completed call or fired timer to the guest.
