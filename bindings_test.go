@@ -340,3 +340,33 @@ return out`, ns)
 	require.JSONEq(t, `["binding arguments must be lossless JSON", "binding arguments must be lossless JSON",
 		"binding arguments must be lossless JSON", "ok 😀"]`, string(res.Value))
 }
+
+// Arguments reach the function as the program's JSON.stringify prints them,
+// whether the host reads them in place (plain values) or the guest prints
+// them (everything else that is lossless).
+func TestArgumentsAsJSONStringifyPrintsThem(t *testing.T) {
+	rt := newRuntime(t, nil)
+	var mu sync.Mutex
+	var got []string
+	ns := coderun.Namespace{Global: "tools", Functions: map[string]coderun.Func{
+		"take": func(_ context.Context, args json.RawMessage) (json.RawMessage, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			got = append(got, string(args))
+			return json.RawMessage(`null`), nil
+		},
+	}}
+	res := runWith(t, rt, `const values = [
+  1, -2.5, 1e20 / 3e10, 1.5e-7, 1.5e-300, 2 ** 53, "", "plain", "é\n\t\"\\\u0001", "€ and 😀", true, false, null,
+  {}, [], {a: 1, b: [1, "x", {c: null}]}, {__proto__: null, k: 1}, Object.freeze({f: [true]}),
+  {1: "integer key", b: 2}, {get g() { return "getter" }}, {"€": "wide key"}, [["deep"]],
+  (() => { const o = {a: 1, b: 2}; delete o.a; return o })(), Array.from({length: 300}, (_, i) => ({i})),
+];
+const want = [];
+for (const v of values) { await tools.take(v); want.push(JSON.stringify(v)) }
+return want`, ns)
+	require.Nil(t, res.Error)
+	var want []string
+	require.NoError(t, json.Unmarshal(res.Value, &want))
+	require.Equal(t, want, got)
+}

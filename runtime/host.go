@@ -34,7 +34,11 @@ func (r *run) Call(in *quickjs.Instance, args []quickjs.Value) quickjs.Value {
 		}
 	case opCall:
 		if len(args) == 4 {
-			return quickjs.Int(r.startCall(args[1], args[2], args[3]))
+			return quickjs.Int(r.startCall(args[1], args[2], args[3], false))
+		}
+	case opCallValue:
+		if len(args) == 4 {
+			return quickjs.Int(r.startCall(args[1], args[2], args[3], true))
 		}
 	case opTimer:
 		if len(args) == 2 {
@@ -112,24 +116,44 @@ func (r *run) done(kind int, payload quickjs.Value) {
 	}
 }
 
+// Results of startCall besides a call id.
+const (
+	callRefused   = -1 // not a valid call: the guest rejects it
+	callNeedsText = -2 // the value is not read in place: print it and call again
+)
+
 // startCall validates a binding call and records it as pending; it starts
 // when the guest yields (see wait) or, if the guest keeps computing, at its
-// next fuel yield. It returns the call id, or -1.
-func (r *run) startCall(nsArg, memberArg, argsArg quickjs.Value) int32 {
+// next fuel yield. The arguments are JSON text, or, when inPlace is set, the
+// value itself, which is printed here if quickjs.AppendPlainJSON can read it.
+// It returns the call id, callRefused or callNeedsText.
+func (r *run) startCall(nsArg, memberArg, argsArg quickjs.Value, inPlace bool) int32 {
 	ns, ok1 := intArg(nsArg)
 	m, ok2 := intArg(memberArg)
-	if !ok1 || !ok2 || ns < 0 || ns >= len(r.members) || m < 0 || m >= len(r.members[ns]) || argsArg.Tag() != quickjs.TagString {
-		return -1
+	if !ok1 || !ok2 || ns < 0 || ns >= len(r.members) || m < 0 || m >= len(r.members[ns]) {
+		return callRefused
 	}
 	member := r.members[ns][m]
 	fn := r.bindings[ns].Functions[member]
 	if fn == nil {
-		return -1
+		return callRefused
+	}
+	if !inPlace && argsArg.Tag() != quickjs.TagString {
+		return callRefused
 	}
 	var args []byte
-	r.viewString(argsArg, func(b []byte) { args = append([]byte(nil), b...) })
+	if inPlace {
+		var ok bool
+		if args, ok = r.in.AppendPlainJSON(nil, argsArg); !ok {
+			return callNeedsText
+		}
+	} else {
+		r.viewString(argsArg, func(b []byte) { args = append([]byte(nil), b...) })
+	}
+	// Also for text printed here: Go's rules for arguments are stricter
+	// than the guest's (no lone surrogate, no number beyond 2^53).
 	if serialize.CheckJSON(args) != nil {
-		return -1
+		return callRefused
 	}
 	c := &call{id: r.newCallID(), fn: fn, args: args, member: member}
 	r.pending = append(r.pending, c)

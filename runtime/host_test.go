@@ -70,6 +70,10 @@ func TestForgedHostCalls(t *testing.T) {
 		out.push(raw(0, 0, 0, undefined, 4, 123456));                    // clear an unknown timer
 		out.push(raw(0, 0, 0, undefined, 5, 77, "x"));                   // done with an unknown kind
 		out.push(raw(0, 0, 0, undefined, 1, 0, 12345));                  // log a non-string
+		out.push(raw(0, 0, 0, undefined, 6, 99, 0, {}));                 // a value for no such namespace
+		out.push(raw(0, 0, 0, undefined, 6, 0, 0, new Date()));          // a value not read in place: text needed
+		out.push(raw(0, 0, 0, undefined, 6, 0, 0, [2**60]));             // read in place, not lossless for Go
+		out.push(raw(0, 0, 0, undefined, 6, 0, 0));                      // too few operands
 		return JSON.stringify(out);
 	})`, "forge.js", 0)
 	require.NoError(t, err)
@@ -79,7 +83,7 @@ func TestForgedHostCalls(t *testing.T) {
 	require.NoError(t, err)
 	s, err := r.in.String(v)
 	require.NoError(t, err)
-	require.Equal(t, `[-1,-1,-1,-1,-1,-1,-1,-1,0,0,-1,-1,0,0,0]`, s)
+	require.Equal(t, `[-1,-1,-1,-1,-1,-1,-1,-1,0,0,-1,-1,0,0,0,-1,-2,-1,0]`, s)
 	require.Zero(t, calls.Load(), "no forged call may reach a host function")
 	require.False(t, r.ended)
 

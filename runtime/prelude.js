@@ -11,7 +11,8 @@
 // job queue after starting and after each round of deliveries.
 (function (wrapper, inspectLib, losslessLib) {
   "use strict";
-  const OP_LOG = 1, OP_CALL = 2, OP_TIMER = 3, OP_CLEAR = 4, OP_DONE = 5;
+  const OP_LOG = 1, OP_CALL = 2, OP_TIMER = 3, OP_CLEAR = 4, OP_DONE = 5, OP_CALL_VALUE = 6;
+  const CALL_NEEDS_TEXT = -2;
   const DONE_VALUE = 0, DONE_NONE = 1, DONE_THROW = 2, DONE_INVALID = 3, DONE_UNRENDERABLE = 4;
   const START = 1, DELIVER = 2, RENDER = 3;
 
@@ -146,12 +147,17 @@
     const info = { ns, member };
     const badArguments = () => new Promise_((_, reject) => reject(rejection(ns, member, "binding arguments must be lossless JSON")));
     return function (args) {
-      let json;
-      try { json = stringify(args); } catch (_) { json = undefined; } // undefined when args is missing
-      if (json === undefined) return badArguments();
-      const id = host(0, 0, 0, undefined, OP_CALL, nsIndex, memberIndex, json);
+      // The host reads small plain values in place (no code of the program
+      // can run meanwhile); it hands every other value back to be checked
+      // and printed here.
+      let id = host(0, 0, 0, undefined, OP_CALL_VALUE, nsIndex, memberIndex, args);
+      if (id === CALL_NEEDS_TEXT) {
+        const json = stringify(args); // never throws; undefined when args is not lossless (or missing)
+        if (json === undefined) return badArguments();
+        id = host(0, 0, 0, undefined, OP_CALL, nsIndex, memberIndex, json);
+      }
       // The host refuses what the guest accepts as a value but a binding
-      // cannot take: a string with a lone surrogate.
+      // cannot take: a lone surrogate, a number beyond 2^53.
       if (id < 0) return badArguments();
       const p = new Promise_(capture);
       callResolve[id] = capturedResolve;

@@ -24,6 +24,8 @@ const (
 	opTimer = 3
 	opClear = 4
 	opDone  = 5
+	// opCallValue is opCall with the argument value instead of its text.
+	opCallValue = 6
 )
 
 // Completion kinds reported by the prelude with opDone.

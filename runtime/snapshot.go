@@ -51,11 +51,17 @@ const (
 	snapshotMonotonic = 1_000_000
 )
 
+// snapshotFormat changes whenever what the snapshot's state records
+// changes outside this package (quickjs.State, quickjs.Layout), so that a
+// cached state without the new fields is never used.
+const snapshotFormat = "layout 2: plain-value fields"
+
 // snapshotKey identifies a snapshot built by this code from this module.
 func snapshotKey(hardened []byte, prelude string) string {
 	h := sha256.New()
 	h.Write(hardened)
 	h.Write([]byte(prelude))
+	h.Write([]byte(snapshotFormat))
 	for _, name := range []string{"snapshot.go", "prelude.js", "engine.go"} {
 		b, _ := snapshotSources.ReadFile(name)
 		h.Write(b)

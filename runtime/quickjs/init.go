@@ -18,6 +18,11 @@ type Layout struct {
 	// to the string (0 when discovery failed: strings are then read through
 	// QJS_ToCString).
 	StringChars uint32
+	// Plain values are read in place (AppendPlainJSON) when AtomArray is
+	// non-zero: Object.prototype and Array.prototype, the offset of
+	// atom_array in JSRuntime, and the class ids of plain objects and arrays.
+	ObjectProto, ArrayProto, AtomArray uint32
+	ClassObject, ClassArray            uint16
 }
 
 // discoveryMagic is passed as max_stack_size to New_QJS, which stores it in
@@ -66,6 +71,11 @@ func (in *Instance) Init(opts InitOptions) error {
 	}
 	if in.layout.StringChars, err = in.discoverString(); err != nil {
 		return err
+	}
+	if in.layout.StringChars != 0 {
+		if err := in.discoverObjects(); err != nil {
+			return err
+		}
 	}
 	base := uint32(originalStackBase)
 	if opts.StackBytes > 0 && in.stackPointer != nil {

@@ -1,0 +1,277 @@
+package quickjs
+
+import (
+	"math"
+	"strconv"
+)
+
+// Plain values read in place.
+//
+// AppendPlainJSON prints a small lossless value by reading QuickJS's heap
+// directly: plain objects and dense arrays of numbers, 8-bit strings,
+// booleans and null. It runs no JavaScript, so nothing the program did can
+// interfere, and it accepts only what is unambiguous; for everything else
+// (getters, proxies, prototypes other than the two plain ones, symbol,
+// integer-like or non-enumerable keys, wide strings, -0, NaN, deep or large
+// values, ...) it declines, and the guest's printer decides.
+//
+// The offsets below are those of quickjs-ng 0.10.1's structs on wasm32.
+// discoverObjects checks them against probe values at Init; when a check
+// fails, the Layout fields that enable this path stay zero and every value is
+// printed by the guest.
+const (
+	objFlags  = 5  // uint8: extensible, free_mark, is_exotic, fast_array, ...
+	objShape  = 16 // JSShape *shape
+	objProp   = 20 // JSProperty *prop: one 8-byte JSValue per shape property
+	arrValues = 36 // JSValue *u.array.u.values
+	arrCount  = 40 // uint32_t u.array.count
+
+	flagIsExotic  = 1 << 2
+	flagFastArray = 1 << 3
+
+	shapeSmallIndex = 17 // uint8_t has_small_array_index
+	shapePropCount  = 32 // int prop_count, deleted properties included
+	shapeDeleted    = 36 // int deleted_prop_count
+	shapeProto      = 44 // JSObject *proto
+	shapeProps      = 48 // JSShapeProperty prop[]: {hash_next:26, flags:6}, JSAtom
+
+	propEnumerable = 1 << 2
+	propTypeMask   = 3 << 4 // JS_PROP_TMASK: getter/setter, var ref, lazy
+
+	strLenWide     = 4 // uint32_t len:31, is_wide_char:1
+	strHashAtom    = 8 // uint32_t hash:30, atom_type:2
+	atomTypeString = 1
+	atomTaggedInt  = 1 << 31
+)
+
+// Limits of AppendPlainJSON: bigger or deeper values go to the guest.
+const (
+	plainMaxDepth = 32
+	plainMaxNodes = 4096
+)
+
+// AppendPlainJSON appends the compact JSON text of v to dst, as the guest's
+// lossless printer would print it, and returns true; or it returns false
+// when v must be printed by the guest (see above). dst is then to be
+// discarded.
+func (in *Instance) AppendPlainJSON(dst []byte, v Value) ([]byte, bool) {
+	if in.layout.AtomArray == 0 {
+		return dst, false
+	}
+	atoms, ok := in.mem.ReadUint32Le(in.rt + in.layout.AtomArray)
+	if !ok {
+		return dst, false
+	}
+	p := plainPrinter{in: in, atoms: atoms}
+	return p.value(dst, v, 0)
+}
+
+type plainPrinter struct {
+	in    *Instance
+	atoms uint32 // rt->atom_array
+	nodes int
+}
+
+func (p *plainPrinter) u32(addr uint32) (uint32, bool) { return p.in.mem.ReadUint32Le(addr) }
+
+func (p *plainPrinter) value(dst []byte, v Value, depth int) ([]byte, bool) {
+	if p.nodes++; p.nodes > plainMaxNodes {
+		return dst, false
+	}
+	switch v.Tag() {
+	case TagInt:
+		return strconv.AppendInt(dst, int64(int32(uint32(v))), 10), true
+	case TagFloat64:
+		f, _ := v.Number()
+		if math.IsNaN(f) || math.IsInf(f, 0) || f == 0 && math.Signbit(f) {
+			return dst, false
+		}
+		return appendNumber(dst, f), true
+	case TagBool:
+		if uint32(v) != 0 {
+			return append(dst, "true"...), true
+		}
+		return append(dst, "false"...), true
+	case TagNull:
+		return append(dst, "null"...), true
+	case TagString:
+		return p.string(dst, uint32(v))
+	case TagObject:
+		if depth < plainMaxDepth {
+			return p.object(dst, uint32(v), depth)
+		}
+	}
+	return dst, false
+}
+
+// string appends the JSString at s if it has 8-bit characters.
+func (p *plainPrinter) string(dst []byte, s uint32) ([]byte, bool) {
+	hdr, ok := p.u32(s + strLenWide)
+	if !ok || hdr>>31 != 0 {
+		return dst, false
+	}
+	b, ok := p.in.mem.Read(s+p.in.layout.StringChars, hdr&(1<<31-1))
+	if !ok {
+		return dst, false
+	}
+	return appendLatin1String(dst, b), true
+}
+
+func (p *plainPrinter) object(dst []byte, o uint32, depth int) ([]byte, bool) {
+	l := &p.in.layout
+	head, ok1 := p.u32(o + 4) // GC mark, flags, class_id
+	shape, ok2 := p.u32(o + objShape)
+	props, ok3 := p.u32(o + objProp)
+	proto, ok4 := p.u32(shape + shapeProto)
+	count, ok5 := p.u32(shape + shapePropCount)
+	if !ok1 || !ok2 || !ok3 || !ok4 || !ok5 {
+		return dst, false
+	}
+	flags, class := byte(head>>8), uint16(head>>16)
+	switch {
+	case class == l.ClassArray:
+		// A dense array: fast, with the plain prototype and no property but
+		// length, whose value is the element count.
+		n, ok1 := p.u32(o + arrCount)
+		values, ok2 := p.u32(o + arrValues)
+		length, ok3 := p.in.mem.ReadUint64Le(props)
+		if !ok1 || !ok2 || !ok3 || proto != l.ArrayProto || flags&flagFastArray == 0 || count != 1 ||
+			Value(length) != Int(int32(n)) || n > plainMaxNodes {
+			return dst, false
+		}
+		dst = append(dst, '[')
+		for i := range n {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			e, ok := p.in.mem.ReadUint64Le(values + 8*i)
+			if !ok {
+				return dst, false
+			}
+			if dst, ok = p.value(dst, Value(e), depth+1); !ok {
+				return dst, false
+			}
+		}
+		return append(dst, ']'), true
+	case class == l.ClassObject:
+		// A plain object: no small array index key, no deleted property,
+		// every property an enumerable data property with a string key.
+		small, ok1 := p.in.mem.ReadByte(shape + shapeSmallIndex)
+		deleted, ok2 := p.u32(shape + shapeDeleted)
+		if !ok1 || !ok2 || proto != l.ObjectProto && proto != 0 || flags&flagIsExotic != 0 ||
+			small != 0 || deleted != 0 || count > plainMaxNodes {
+			return dst, false
+		}
+		dst = append(dst, '{')
+		for i := range count {
+			word, ok1 := p.u32(shape + shapeProps + 8*i)
+			atom, ok2 := p.u32(shape + shapeProps + 8*i + 4)
+			if !ok1 || !ok2 || (word>>26)&propEnumerable == 0 || (word>>26)&propTypeMask != 0 ||
+				atom == 0 || atom&atomTaggedInt != 0 {
+				return dst, false
+			}
+			key, ok1 := p.u32(p.atoms + 4*atom)
+			kind, ok2 := p.u32(key + strHashAtom)
+			if !ok1 || !ok2 || kind>>30 != atomTypeString {
+				return dst, false // a symbol
+			}
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			var ok bool
+			if dst, ok = p.string(dst, key); !ok {
+				return dst, false
+			}
+			dst = append(dst, ':')
+			e, ok := p.in.mem.ReadUint64Le(props + 8*i)
+			if !ok {
+				return dst, false
+			}
+			if dst, ok = p.value(dst, Value(e), depth+1); !ok {
+				return dst, false
+			}
+		}
+		return append(dst, '}'), true
+	}
+	return dst, false
+}
+
+// Probes for discoverObjects.
+const (
+	objectProbe     = `({coderunProbeKey: 19088743, coderunProbeB: "s"})`
+	objectProbeKey  = "coderunProbeKey"
+	objectProbeJSON = `{"coderunProbeKey":19088743,"coderunProbeB":"s"}`
+	arrayProbe      = `[19088743, 2, 3]`
+	probeInt        = 19088743
+)
+
+// discoverObjects fills the layout fields that enable AppendPlainJSON: it
+// checks the offsets above on probe values, finds rt->atom_array, and
+// prints the probes. It leaves the fields zero when anything differs.
+func (in *Instance) discoverObjects() error {
+	var vals []Value
+	defer func() {
+		for _, v := range vals {
+			_ = in.FreeValue(v)
+		}
+	}()
+	eval := func(src string) (uint32, bool, error) {
+		v, err := in.Eval(src, "coderun:probe", EvalGlobal)
+		if err != nil {
+			return 0, false, err
+		}
+		vals = append(vals, v)
+		return uint32(v), v.Tag() == TagObject, nil
+	}
+	var ptrs [4]uint32
+	for i, src := range []string{"Object.prototype", "Array.prototype", objectProbe, arrayProbe} {
+		p, ok, err := eval(src)
+		if err != nil || !ok {
+			return err
+		}
+		ptrs[i] = p
+	}
+	objProto, arrProto, obj, arr := ptrs[0], ptrs[1], ptrs[2], ptrs[3]
+	u32 := func(addr uint32) uint32 { v, _ := in.mem.ReadUint32Le(addr); return v }
+
+	// The probe object: its class, shape, and its first property.
+	shape, props := u32(obj+objShape), u32(obj+objProp)
+	first, _ := in.mem.ReadUint64Le(props)
+	if u32(shape+shapeProto) != objProto || u32(shape+shapePropCount) != 2 || u32(shape+shapeDeleted) != 0 ||
+		(u32(shape+shapeProps)>>26)&(propEnumerable|propTypeMask) != propEnumerable || Value(first) != Int(probeInt) {
+		return nil
+	}
+	// rt->atom_array: the pointer in JSRuntime through which the first
+	// key's atom leads to its string.
+	atom := u32(shape + shapeProps + 4)
+	atomArray := uint32(0)
+	for off := uint32(0); off < 512; off += 4 {
+		s := u32(u32(in.rt+off) + 4*atom)
+		if s == 0 || u32(s+strLenWide) != uint32(len(objectProbeKey)) || u32(s+strHashAtom)>>30 != atomTypeString {
+			continue
+		}
+		if b, ok := in.mem.Read(s+in.layout.StringChars, uint32(len(objectProbeKey))); ok && string(b) == objectProbeKey {
+			atomArray = off
+			break
+		}
+	}
+	// The probe array.
+	ashape := u32(arr + objShape)
+	elem, _ := in.mem.ReadUint64Le(u32(arr + arrValues))
+	flags, _ := in.mem.ReadByte(arr + objFlags)
+	if atomArray == 0 || u32(ashape+shapeProto) != arrProto || u32(ashape+shapePropCount) != 1 ||
+		u32(arr+arrCount) != 3 || Value(elem) != Int(probeInt) || flags&flagFastArray == 0 {
+		return nil
+	}
+	l := in.layout
+	l.ObjectProto, l.ArrayProto, l.AtomArray = objProto, arrProto, atomArray
+	l.ClassObject, l.ClassArray = uint16(u32(obj+4)>>16), uint16(u32(arr+4)>>16)
+	saved := in.layout
+	in.layout = l
+	o, ok1 := in.AppendPlainJSON(nil, vals[2])
+	a, ok2 := in.AppendPlainJSON(nil, vals[3])
+	if !ok1 || !ok2 || string(o) != objectProbeJSON || string(a) != "[19088743,2,3]" {
+		in.layout = saved
+	}
+	return nil
+}
