@@ -336,7 +336,8 @@ func timeNew(cacheDir string) (time.Duration, error) {
 // tableNotes are the footnotes of the table, numbered as its labels are.
 var tableNotes = []string{
 	"Binding calls: the argument crosses to Go as JSON text and the result comes back as JSON text that the engine parses. " +
-		"coderun runs each call on a goroutine of its own; goja and modernc do too, through this package's minimal event loops " +
+		"coderun reads `{i}` in place and runs each of these calls on the run's goroutine, as it runs every call that is all its program waits for " +
+		"(calls that overlap run on goroutines of their own); goja and modernc run each call on a goroutine of its own, through this package's minimal event loops " +
 		"(modernc: `NewPromiseCapability`, settled on the VM's goroutine, then `ExecutePendingJobs`); " +
 		"fastschema's `SetAsyncFunc` function resolves its promise before it returns, since its runtime cannot be entered from another goroutine while the script runs.",
 	"Each call sleeps 50 ms in Go. fastschema's calls run one after another (see ¹), so its run takes 10 × 50 ms.",
