@@ -90,14 +90,20 @@ func newRounds(engines []engine) (*rounds, error) {
 }
 
 // take takes one round.
-func (r *rounds) take() error {
+func (r *rounds) take() error { return r.takeBlock(1) }
+
+// takeBlock takes one round of blocks: per consecutive samples of every
+// engine.
+func (r *rounds) takeBlock(per int) error {
 	for k := range r.engines {
 		i := (r.n + k) % len(r.engines)
-		d, err := r.engines[i].sample()
-		if err != nil {
-			return fmt.Errorf("%s: %w", r.engines[i].name, err)
+		for range per {
+			d, err := r.engines[i].sample()
+			if err != nil {
+				return fmt.Errorf("%s: %w", r.engines[i].name, err)
+			}
+			r.samples[i] = append(r.samples[i], d)
 		}
-		r.samples[i] = append(r.samples[i], d)
 	}
 	r.n++
 	return nil

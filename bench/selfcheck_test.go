@@ -7,6 +7,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 )
 
 // The checks below keep the benchmarks' own machinery honest; they are quick
@@ -111,5 +112,27 @@ func TestTableFormat(t *testing.T) {
 		if !strings.Contains(got, want) {
 			t.Errorf("renderTable gave\n%s\nwant a line %q", got, want)
 		}
+	}
+}
+
+// takeBlocks takes per consecutive samples of each engine, the order of
+// the engines rotating from round to round, after one warm-up sample each.
+func TestTakeBlocks(t *testing.T) {
+	var order []string
+	fake := func(name string) engine {
+		return engine{name: name, sample: func() (time.Duration, error) {
+			order = append(order, name)
+			return time.Duration(len(order)), nil
+		}}
+	}
+	samples, err := takeBlocks([]engine{fake("a"), fake("b")}, 2, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := strings.Join(order, ""), "ab"+"aaabbb"+"bbbaaa"; got != want {
+		t.Errorf("samples taken in the order %s, want %s", got, want)
+	}
+	if len(samples[0]) != 6 || len(samples[1]) != 6 {
+		t.Errorf("got %d and %d samples, want 6 each", len(samples[0]), len(samples[1]))
 	}
 }
