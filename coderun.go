@@ -90,6 +90,9 @@ type ErrorClass struct {
 // lossless JSON and returns the resolution as lossless JSON. A non-nil error
 // rejects the call in the program with err.Error() as the message. It receives
 // the ctx passed to Run and may outlive the run: late results are dropped.
+// Calls overlap (each on a goroutine of its own) when the program has more
+// than one in flight, so a Func must be safe for concurrent use; a call that
+// is all the program waits for runs on the run's own goroutine instead.
 type Func func(ctx context.Context, args json.RawMessage) (json.RawMessage, error)
 
 // Result is everything a run produced.

@@ -104,6 +104,16 @@ func (p *plainPrinter) value(dst []byte, v Value, depth int) ([]byte, bool) {
 	return dst, false
 }
 
+// valueAt appends the JSValue stored at addr (an array element or a
+// property's value).
+func (p *plainPrinter) valueAt(dst []byte, addr uint32, depth int) ([]byte, bool) {
+	v, ok := p.in.mem.ReadUint64Le(addr)
+	if !ok {
+		return dst, false
+	}
+	return p.value(dst, Value(v), depth)
+}
+
 // string appends the JSString at s if it has 8-bit characters.
 func (p *plainPrinter) string(dst []byte, s uint32) ([]byte, bool) {
 	hdr, ok := p.u32(s + strLenWide)
@@ -144,11 +154,8 @@ func (p *plainPrinter) object(dst []byte, o uint32, depth int) ([]byte, bool) {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			e, ok := p.in.mem.ReadUint64Le(values + 8*i)
-			if !ok {
-				return dst, false
-			}
-			if dst, ok = p.value(dst, Value(e), depth+1); !ok {
+			var ok bool
+			if dst, ok = p.valueAt(dst, values+8*i, depth+1); !ok {
 				return dst, false
 			}
 		}
@@ -183,11 +190,7 @@ func (p *plainPrinter) object(dst []byte, o uint32, depth int) ([]byte, bool) {
 				return dst, false
 			}
 			dst = append(dst, ':')
-			e, ok := p.in.mem.ReadUint64Le(props + 8*i)
-			if !ok {
-				return dst, false
-			}
-			if dst, ok = p.value(dst, Value(e), depth+1); !ok {
+			if dst, ok = p.valueAt(dst, props+8*i, depth+1); !ok {
 				return dst, false
 			}
 		}
