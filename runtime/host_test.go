@@ -96,3 +96,13 @@ func TestForgedHostCalls(t *testing.T) {
 	require.Equal(t, int64(1), calls.Load())
 	require.Empty(t, o.Logs)
 }
+
+// A panic on a detached run's goroutine (a bug, not a binding's panic,
+// which rejects its call) is raised again on the caller's goroutine, as it
+// would be if the run had executed there.
+func TestDetachedRunPanicReachesCaller(t *testing.T) {
+	e := testEngine(t)
+	r := newRun(context.Background(), e, `return 1`, []Binding{{Global: "tools", Functions: map[string]Func{}}})
+	r.e = &Engine{closing: make(chan struct{})} // no program cache: start dereferences nil
+	require.Panics(t, func() { r.executeDetached() })
+}

@@ -40,11 +40,12 @@ func (r *run) executeDetached() Outcome {
 	done := make(chan struct{})
 	var out Outcome
 	var finished bool
+	var panicked any // a panic of the run's goroutine, raised again in the caller's, as before
 	go func() {
 		defer close(done)
 		defer func() {
 			if p := recover(); p != nil && p != errAbandoned {
-				panic(p)
+				panicked = p
 			}
 		}()
 		out = r.execute()
@@ -55,7 +56,7 @@ func (r *run) executeDetached() Outcome {
 	var kind, message string
 	select {
 	case <-done:
-		return r.finishedOutcome(out, finished)
+		return r.finishedOutcome(out, finished, panicked)
 	case <-r.ctx.Done():
 		kind, message = KindAbort, context.Cause(r.ctx).Error()
 	case <-r.e.closing:
@@ -67,7 +68,7 @@ func (r *run) executeDetached() Outcome {
 		// The run's goroutine is not in an inline call and will not enter
 		// one (see callInline): it sees the same signal and ends itself.
 		<-done
-		return r.finishedOutcome(out, finished)
+		return r.finishedOutcome(out, finished, panicked)
 	}
 	r.end(kind, message)
 	o := r.outcome()
@@ -77,7 +78,10 @@ func (r *run) executeDetached() Outcome {
 
 // finishedOutcome is the outcome of a run whose goroutine returned; it
 // returns without one only when a host function called runtime.Goexit.
-func (r *run) finishedOutcome(out Outcome, finished bool) Outcome {
+func (r *run) finishedOutcome(out Outcome, finished bool, panicked any) Outcome {
+	if panicked != nil {
+		panic(panicked)
+	}
 	if finished {
 		return out
 	}
