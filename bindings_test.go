@@ -359,7 +359,7 @@ func TestArgumentsAsJSONStringifyPrintsThem(t *testing.T) {
 	res := runWith(t, rt, `const values = [
   1, -2.5, 1e20 / 3e10, 1.5e-7, 1.5e-300, 2 ** 53, "", "plain", "é\n\t\"\\\u0001", "€ and 😀", true, false, null,
   {}, [], {a: 1, b: [1, "x", {c: null}]}, {__proto__: null, k: 1}, Object.freeze({f: [true]}),
-  {1: "integer key", b: 2}, {get g() { return "getter" }}, {"€": "wide key"}, [["deep"]],
+  {1: "integer key", b: 2}, {b: 1, "3000000000": "large index key"}, {get g() { return "getter" }}, {"€": "wide key"}, [["deep"]],
   (() => { const o = {a: 1, b: 2}; delete o.a; return o })(), Array.from({length: 300}, (_, i) => ({i})),
 ];
 const want = [];

@@ -114,6 +114,17 @@ func (p *plainPrinter) valueAt(dst []byte, addr uint32, depth int) ([]byte, bool
 	return p.value(dst, Value(v), depth)
 }
 
+// startsWithDigit reports whether the JSString at s starts with an ASCII
+// digit (false for a wide string, which the caller declines anyway).
+func (p *plainPrinter) startsWithDigit(s uint32) (digit, ok bool) {
+	hdr, ok := p.u32(s + strLenWide)
+	if !ok || hdr>>31 != 0 || hdr == 0 {
+		return false, ok
+	}
+	c, ok := p.in.mem.ReadByte(s + p.in.layout.StringChars)
+	return c >= '0' && c <= '9', ok
+}
+
 // string appends the JSString at s if it has 8-bit characters.
 func (p *plainPrinter) string(dst []byte, s uint32) ([]byte, bool) {
 	hdr, ok := p.u32(s + strLenWide)
@@ -181,6 +192,13 @@ func (p *plainPrinter) object(dst []byte, o uint32, depth int) ([]byte, bool) {
 			kind, ok2 := p.u32(key + strHashAtom)
 			if !ok1 || !ok2 || kind>>30 != atomTypeString {
 				return dst, false // a symbol
+			}
+			// Array indices up to 2^32-2 come first in own-key order, but
+			// only those below 2^31 are integer atoms: decline every key that
+			// starts with a digit, as the guest's printer is the one to order
+			// them.
+			if digit, ok := p.startsWithDigit(key); !ok || digit {
+				return dst, false
 			}
 			if i > 0 {
 				dst = append(dst, ',')

@@ -23,7 +23,7 @@ func TestAppendPlainJSON(t *testing.T) {
 		`true`, `false`, `null`, `""`, `"abc"`, `"é\n\"\\\u0001\u007f\u00ff"`,
 		`({})`, `[]`, `[[[]]]`, `({a: 1, b: [1, 2, {c: "x"}], d: null, e: false})`,
 		`Object.assign(Object.create(null), {x: 1})`, `({__proto__: null, k: [true]})`, `Object.freeze({a: 1})`,
-		`({"": 1, "a b": 2, "\"q\"": 3, "4294967295": 4})`, `[1.5, "s", null, {}]`, `Array.from({length: 100}, (_, i) => i)`,
+		`({"": 1, "a b": 2, "\"q\"": 3, "x4294967295": 4})`, `[1.5, "s", null, {}]`, `Array.from({length: 100}, (_, i) => i)`,
 		`(() => { const o = {}; o.z = 1; o.a = 2; return o })()`, `(() => { const x = {v: 1}; return [x, x] })()`,
 		`strings = ["x".repeat(1000)]`,
 	} {
@@ -45,8 +45,74 @@ func TestAppendPlainJSON(t *testing.T) {
 		`new (class X extends Array {})()`, `(function () { return arguments })(1, 2)`, `new Number(1)`,
 		`new String("a")`, `Object(Symbol())`, `[1, -0]`, `{a: [NaN]}`, `[{x: 1}, {y: () => 1}]`,
 		`Array.from({length: 5000}, () => 0)`, `Object.setPrototypeOf({a: 1}, {})`,
+		`({b: 1, "3000000000": 2})`, `({b: 1, "4294967294": 2})`, `({b: 1, "4294967295": 2})`,
 	} {
 		_, ok := in.AppendPlainJSON(nil, eval(src))
 		require.False(t, ok, "%s is left to the guest", src)
 	}
+}
+
+// Random values, built by a seeded generator in the guest: whenever
+// AppendPlainJSON reads one in place, it prints exactly what JSON.stringify
+// prints; values it must decline (getters, -0, NaN, deletions, symbols,
+// integer keys, ...) are mixed in at every depth.
+func TestAppendPlainJSONRandomValues(t *testing.T) {
+	in := newInstance(t, &nopHost{})
+	gen, err := in.Eval(`(function () {
+		let seed = 12345;
+		const rnd = (n) => { seed = (seed * 1103515245 + 12345) % 2147483648; return seed % n; };
+		// Each list: values read in place, then (rarely picked) values declined.
+		const pick = (plain, odd) => rnd(12) === 0 ? odd[rnd(odd.length)] : plain[rnd(plain.length)];
+		const key = () => pick(["a", "b", "long key", "é", "\"", "\\", "\n", "__proto__x", "-1", "x".repeat(40), ""],
+			["1", "07", "4294967296", "3000000000", "4294967294", "€"]);
+		const string = () => pick(["", "plain", "é\u00ff", "tab\t", "\u0000", "q\"b\\s"], ["€", "😀", "\ud800"]);
+		const number = () => pick([0, 1, -1, 2 ** 31, -(2 ** 31) - 1, 2 ** 53, 1.5, -2.25e-7, 1e21, 123456.789, 5e-324],
+			[-0, NaN, Infinity]);
+		function value(depth) {
+			switch (depth > 4 ? rnd(4) : rnd(9)) {
+			case 0: return number();
+			case 1: return string();
+			case 2: return [true, false, null][rnd(3)];
+			case 3: return rnd(40) === 0 ? undefined : rnd(100);
+			case 4: case 5: {
+				const o = rnd(15) === 0 ? Object.create(null) : {};
+				const n = rnd(5);
+				for (let i = 0; i < n; i++) o[key()] = value(depth + 1);
+				if (rnd(20) === 0) delete o[Object.keys(o)[0]];
+				if (rnd(30) === 0) Object.defineProperty(o, "g", { get() { return 1 }, enumerable: true });
+				if (rnd(30) === 0) o[Symbol.iterator] = 1;
+				return o;
+			}
+			case 6: case 7: {
+				const n = rnd(5), a = [];
+				for (let i = 0; i < n; i++) a.push(value(depth + 1));
+				if (rnd(30) === 0) a.extra = 1;
+				if (rnd(30) === 0) a.length += 2;
+				return a;
+			}
+			default: return rnd(10) === 0 ? new Date(0) : value(depth + 1);
+			}
+		}
+		return function () { return value(0) };
+	})()`, "gen.js", EvalGlobal)
+	require.NoError(t, err)
+	stringify, err := in.Eval(`(v) => { try { return JSON.stringify(v) } catch (e) { return "threw" } }`, "s.js", EvalGlobal)
+	require.NoError(t, err)
+	read := 0
+	for i := range 3000 {
+		v, err := in.Call(gen, Undefined)
+		require.NoError(t, err)
+		got, ok := in.AppendPlainJSON(nil, v)
+		if ok {
+			read++
+			s, err := in.Call(stringify, Undefined, v)
+			require.NoError(t, err)
+			want, err := in.String(s)
+			require.NoError(t, err)
+			require.Equal(t, want, string(got), "value %d", i)
+		}
+		require.NoError(t, in.FreeValue(v))
+	}
+	require.Greater(t, read, 1000, "most values are plain")
+	require.Less(t, read, 2900, "some values are declined")
 }
