@@ -273,7 +273,7 @@ func TestInlineCallThatIgnoresItsContext(t *testing.T) {
 // A call starts while the guest keeps computing: this one cancels the run,
 // which otherwise would spin until its compute budget ran out.
 func TestCallStartsWhileGuestComputes(t *testing.T) {
-	rt := newRuntime(t, nil)
+	rt := newRuntime(t, map[string]any{"ComputeTime": float64(5000)}) // without the call, a timeout after 5 s
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
 	ns := coderun.Namespace{Global: "tools", Functions: map[string]coderun.Func{
