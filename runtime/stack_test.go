@@ -1,0 +1,50 @@
+package runtime
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/coderun/coderun/budget"
+	"github.com/stretchr/testify/require"
+)
+
+// Deep recursion of every shape ends in QuickJS's catchable RangeError,
+// never in wazero's native stack-overflow trap: on the first run of a
+// program (which compiles it) and on later ones (which read its bytecode),
+// on instances made by the run and on prewarmed ones.
+func TestDeepRecursionRaisesRangeError(t *testing.T) {
+	shapes := []struct{ name, body string }{
+		{"direct", `function f(){ d++; return f() } return f()`},
+		{"with argument", `function f(n){ d++; return n ? f(n-1)+1 : 0 } return f(1e6)`},
+		{"mutual", `function a(){ d++; return b() } function b(){ return a() } return a()`},
+		{"async", `const f = async () => { d++; return await f() }; return await f()`},
+		{"method", `class A { m(){ d++; return this.m() } }; return new A().m()`},
+		{"getter", `const o = { get x(){ d++; return this.x } }; return o.x`},
+		{"proxy trap", `const p = new Proxy({}, { get(t, k, r){ d++; return r[k] } }); return p.x`},
+		{"map callback", `function f(){ d++; return [1].map(f) } return f()`},
+		{"sort comparator", `function f(){ d++; return [3, 1, 2].sort(() => f()) } return f()`},
+		{"toJSON", `function f(){ d++; return JSON.stringify({toJSON: f}) } return f()`},
+		{"toString", `function f(){ d++; return String({toString: f}) } return f()`},
+		{"call", `function f(){ d++; return f.call(null) } return f()`},
+		{"eval", `function f(){ d++; return eval("f()") } return f()`},
+	}
+	limits := budget.Limits{
+		Fuel: 1 << 40, ComputeTime: time.Minute, WallTime: time.Minute,
+		MemoryBytes: 64 << 20, MaxOutputBytes: 1 << 20, MaxConcurrentCalls: 4,
+	}
+	for _, prewarm := range []int{0, 1} {
+		e, err := New(context.Background(), Options{Limits: limits, CacheDir: testCacheDir(t), Prewarm: prewarm})
+		require.NoError(t, err)
+		t.Cleanup(func() { require.NoError(t, e.Close(context.Background())) })
+		for _, s := range shapes {
+			program := "let d = 0\ntry {\n" + s.body + "\n} catch (e) { return [d, String(e)] }"
+			for run := range 2 {
+				o, err := e.Run(context.Background(), program, nil)
+				require.NoError(t, err)
+				require.Empty(t, o.Kind, "%s, prewarm %d, run %d: %s", s.name, prewarm, run, o.Message)
+				require.Contains(t, string(o.Value), `"RangeError: Maximum call stack size exceeded"]`, "%s", s.name)
+			}
+		}
+	}
+}
