@@ -82,6 +82,19 @@ func (m *Meter) FuelUsed(left int64) uint64 {
 	return m.used + uint64(spent)
 }
 
+// Refund takes back n units of the fuel spent so far (n at most what
+// FuelUsed reports, given the same left), so that work the run is not
+// charged for (loading its program, which costs less when its bytecode is
+// cached) leaves the fuel it spent the same however that work went.
+func (m *Meter) Refund(n uint64, left int64) {
+	from := min(n, m.used)
+	m.used -= from
+	m.given -= int64(n - from) // the rest was spent from the current slice
+	if m.given < left {
+		m.given = left
+	}
+}
+
 // Refill is called when the guest's fuel global went negative (left < 0) or
 // at the first check. It returns the next value of the global, or the budget
 // that tripped.

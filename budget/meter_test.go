@@ -70,3 +70,46 @@ func TestSlicesDoNotChangeFuel(t *testing.T) {
 		})
 	}
 }
+
+// A refund takes back exactly what it names, whether the fuel was spent
+// before the last refill, from the current slice, or both.
+func TestRefund(t *testing.T) {
+	now := time.Unix(0, 0)
+	for _, tt := range []struct {
+		name        string
+		spentBefore int64 // spent, then a refill
+		spentSlice  int64 // spent from the slice handed out
+		refund      uint64
+		wantUsed    uint64
+	}{
+		{"from the slice", 0, 100, 60, 40},
+		{"from earlier slices", 5000, 10, 3000, 2010},
+		{"across the refill", 5000, 100, 5050, 50},
+		{"everything", 5000, 100, 5100, 0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			m := NewMeter(Limits{Fuel: 1 << 40, ComputeTime: 1 << 62, WallTime: 1 << 62}, now)
+			left := int64(0)
+			if tt.spentBefore > 0 {
+				next, trip := m.Refill(-tt.spentBefore, now)
+				if trip != None {
+					t.Fatalf("trip %v", trip)
+				}
+				left = next
+			}
+			left -= tt.spentSlice
+			before := m.FuelUsed(left)
+			if want := uint64(tt.spentBefore + tt.spentSlice); before != want {
+				t.Fatalf("spent %d before the refund, want %d", before, want)
+			}
+			m.Refund(tt.refund, left)
+			if got := m.FuelUsed(left); got != tt.wantUsed {
+				t.Fatalf("spent %d after refunding %d, want %d", got, tt.refund, tt.wantUsed)
+			}
+			left -= 7
+			if got := m.FuelUsed(left); got != tt.wantUsed+7 {
+				t.Fatalf("spent %d after 7 more, want %d", got, tt.wantUsed+7)
+			}
+		})
+	}
+}
