@@ -185,16 +185,9 @@ func (r *run) start() {
 		return
 	}
 	r.program = prog
-	in, err := r.e.instance(r)
-	if err != nil {
-		r.end(KindWorkerExit, "worker error: "+err.Error())
-		return
-	}
-	r.in = in
-	in.Restore(r.e.snap.Instance)
 	r.api = r.e.snap.API
-	if !in.SetContextU64(r.e.snap.RandomState, randomSeed()) {
-		r.end(KindWorkerExit, "worker error: cannot seed Math.random")
+	if err := r.attach(); err != nil {
+		r.end(KindWorkerExit, "worker error: "+err.Error())
 		return
 	}
 	r.guest(func() error {
@@ -212,7 +205,7 @@ func (r *run) start() {
 			}
 			spec = append(spec, map[string]any{"g": b.Global, "m": members, "e": b.ErrorClass, "p": b.MemberProperty, "s": b.SharesErrorClass})
 		}
-		main, err := in.Eval(prog.Wrap(params), programFile, quickjs.EvalGlobal)
+		main, err := r.evalProgram(params)
 		if err != nil {
 			return err
 		}
@@ -224,7 +217,7 @@ func (r *run) start() {
 		if spec == nil {
 			specJSON = []byte("[]")
 		}
-		specVal, err := in.ParseJSON(specJSON)
+		specVal, err := r.in.ParseJSON(specJSON)
 		if err != nil {
 			return err
 		}
@@ -233,6 +226,57 @@ func (r *run) start() {
 		}
 		return r.drainJobs()
 	})
+}
+
+// attach gives the run a new instance, with the snapshot's state and
+// Math.random reseeded.
+func (r *run) attach() error {
+	in, err := r.e.instance(r)
+	if err != nil {
+		return err
+	}
+	in.Restore(r.e.snap.Instance)
+	if !in.SetContextU64(r.e.snap.RandomState, randomSeed()) {
+		_ = in.Close(context.Background())
+		return errors.New("cannot seed Math.random")
+	}
+	r.in = in
+	return nil
+}
+
+// evalProgram evaluates the program's script, which yields its function,
+// from its bytecode. The first run of a program (for these parameters)
+// compiles the script and keeps the bytecode for later runs; it then
+// evaluates it in a fresh instance, and the fuel compiling spent is
+// refunded, so that every run of a program starts from the same state and
+// spends the same fuel.
+func (r *run) evalProgram(params []string) (quickjs.Value, error) {
+	key := strings.Join(params, ",")
+	bc, ok := r.program.Compiled(key)
+	if !ok {
+		compiler := r.in
+		fuel := compiler.Fuel()
+		var before uint64
+		if fuel != nil {
+			before = r.meter.FuelUsed(int64(fuel.Get()))
+		}
+		var err error
+		bc, ok, err = compiler.Compile(r.program.Wrap(params), programFile, quickjs.EvalGlobal)
+		if err != nil || !ok {
+			return quickjs.Exception, err
+		}
+		r.program.SetCompiled(key, bc)
+		if err := r.attach(); err != nil {
+			return 0, err
+		}
+		if fuel != nil {
+			left := int64(fuel.Get())
+			r.meter.Refund(r.meter.FuelUsed(left)-before, left)
+			r.in.Fuel().Set(uint64(left))
+		}
+		_ = compiler.Close(context.Background())
+	}
+	return r.in.EvalBytecode(bc, quickjs.EvalGlobal)
 }
 
 // randomSeed returns a fresh non-zero state for Math.random.

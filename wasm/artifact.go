@@ -14,7 +14,8 @@
 //	New_QJS(memLimit, maxStack, maxExecTime, gcThreshold) *QJSRuntime  // {JSRuntime*, JSContext*}
 //	QJS_GetContext(*QJSRuntime) *JSContext
 //	QJS_CreateEvalOption(buf, bytecode, bytecodeLen, filename, flags) *QJSEvalOptions
-//	QJS_Eval(ctx, *QJSEvalOptions) JSValue      // evaluates, then drains the job queue
+//	QJS_Eval(ctx, *QJSEvalOptions) JSValue      // evaluates (source, or bytecode: JS_ReadObject + JS_EvalFunction), then drains the job queue
+//	QJS_Compile2(ctx, *QJSEvalOptions) *u64     // compiles without running; malloc'd (ptr<<32 | len) of JS_WriteObject's bytecode
 //	QJS_Call(ctx, fn, this, argc, argv) JSValue // argv points at argc JSValues
 //	QJS_ToCString(ctx, v) *u64                  // malloc'd (ptr<<32 | len)
 //	QJS_NewString(ctx, cstr) JSValue, JS_FreeCString(ctx, p), JS_FreeValue(ctx, v)

@@ -27,6 +27,7 @@ const (
 	DispatchParseJSON                             // QJS_ParseJSON (ctx i32, text i32) -> i64
 	DispatchCreateFunctionProxy                   // QJS_CreateFunctionProxy (ctx i32, id i64, i64, i64) -> i64
 	DispatchStdLoop                               // StdLoopExport (ctx i32)
+	DispatchCompile                               // QJS_Compile2 (ctx i32, opt i32) -> i32
 	// DispatchDeep recurses as deep as its i32 argument asks (at most
 	// DispatchDeepMax levels) without touching memory, and returns 0: a
 	// call that grows the host's native stack for this instance ahead of
@@ -67,6 +68,7 @@ func dispatchTargets() []dispatchTarget {
 		DispatchParseJSON:           {"QJS_ParseJSON", f([]ValType{i32, i32}, i64)},
 		DispatchCreateFunctionProxy: {"QJS_CreateFunctionProxy", f([]ValType{i32, i64, i64, i64}, i64)},
 		DispatchStdLoop:             {StdLoopExport, f([]ValType{i32})},
+		DispatchCompile:             {"QJS_Compile2", f([]ValType{i32, i32}, i32)},
 	}
 }
 

@@ -1,6 +1,7 @@
 package quickjs
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -213,12 +214,73 @@ func (in *Instance) Eval(src, filename string, flags int) (Value, error) {
 		return 0, err
 	}
 	defer in.Free(code)
-	name, err := in.CString(filename)
+	v, err := in.evalOption(wasm.DispatchEval, code, 0, 0, filename, flags)
+	return Value(v), err
+}
+
+// Compile compiles src as a global script, without running it, and
+// returns its bytecode as JS_WriteObject writes it, for EvalBytecode in
+// any instance of the same module. ok is false when compilation threw:
+// the exception is pending (take it with TakeException).
+func (in *Instance) Compile(src, filename string, flags int) (bytecode []byte, ok bool, err error) {
+	if src == "" {
+		src = ";"
+	}
+	code, err := in.CString(src)
+	if err != nil {
+		return nil, false, err
+	}
+	defer in.Free(code)
+	packedPtr, err := in.evalOption(wasm.DispatchCompile, code, 0, 0, filename, flags)
+	if err != nil || uint32(packedPtr) == 0 {
+		return nil, false, err
+	}
+	packed, okRead := in.mem.ReadUint64Le(uint32(packedPtr))
+	if err := in.Free(uint32(packedPtr)); err != nil {
+		return nil, false, err
+	}
+	p, n := uint32(packed>>32), uint32(packed)
+	b, okRead2 := in.mem.Read(p, n)
+	if !okRead || !okRead2 {
+		return nil, false, errors.New("quickjs: bytecode out of bounds")
+	}
+	bytecode = bytes.Clone(b)
+	if err := in.Free(p); err != nil {
+		return nil, false, err
+	}
+	return bytecode, true, nil
+}
+
+// EvalBytecode reads bytecode from Compile and evaluates it as Eval would
+// its source.
+func (in *Instance) EvalBytecode(bytecode []byte, flags int) (Value, error) {
+	if len(bytecode) == 0 {
+		return 0, errors.New("quickjs: empty bytecode")
+	}
+	p, err := in.Malloc(uint32(len(bytecode)))
 	if err != nil {
 		return 0, err
 	}
-	defer in.Free(name)
-	opt, err := in.invoke(wasm.DispatchCreateEvalOption, uint64(code), 0, 0, uint64(name), uint64(flags))
+	defer in.Free(p)
+	buf, _ := in.mem.Read(p, uint32(len(bytecode)))
+	copy(buf, bytecode)
+	v, err := in.evalOption(wasm.DispatchEval, 0, p, uint32(len(bytecode)), "", flags)
+	return Value(v), err
+}
+
+// evalOption calls op (QJS_Eval or QJS_Compile2) with the options
+// QJS_CreateEvalOption makes of its arguments.
+func (in *Instance) evalOption(op wasm.DispatchOp, code, bytecode, bytecodeLen uint32, filename string, flags int) (uint64, error) {
+	var name uint32
+	if filename != "" {
+		p, err := in.CString(filename)
+		if err != nil {
+			return 0, err
+		}
+		defer in.Free(p)
+		name = p
+	}
+	opt, err := in.invoke(wasm.DispatchCreateEvalOption, uint64(code), uint64(bytecode), uint64(bytecodeLen), uint64(name), uint64(flags))
 	if err != nil {
 		return 0, err
 	}
@@ -226,8 +288,7 @@ func (in *Instance) Eval(src, filename string, flags int) (Value, error) {
 		return 0, errors.New("quickjs: guest out of memory")
 	}
 	defer in.Free(uint32(opt))
-	v, err := in.invoke(wasm.DispatchEval, uint64(in.jsctx), opt)
-	return Value(v), err
+	return in.invoke(op, uint64(in.jsctx), opt)
 }
 
 // RunJobs runs every pending job, then the qjs:os timers that are due

@@ -62,7 +62,8 @@ const (
 	sourceFile = "program.ts"
 )
 
-// Program is a compiled program. Safe for concurrent use; immutable.
+// Program is a compiled program. Safe for concurrent use; immutable, but for the engine bytecode
+// it keeps (Compiled).
 type Program struct {
 	// js is an expression that evaluates to the program's async function, with an empty
 	// parameter list:
@@ -74,6 +75,8 @@ type Program struct {
 	smap *sourceMap
 	// userLines is the number of lines of the user's source.
 	userLines int
+	// compiled holds engine bytecode of Wrap's results (see Compiled).
+	compiled compiledScripts
 }
 
 // JS returns an expression that evaluates to the program's async function, with an empty
