@@ -211,7 +211,7 @@
       if (typeof a !== "function") {
         return done(DONE_THROW, "SyntaxError: the program must be the body of one function; it closes the wrapper early");
       }
-      const params = buildBindings(b);
+      const params = b === undefined ? [] : buildBindings(b); // undefined: no bindings
       let p;
       try { p = ReflectApply(a, undefined, params); } catch (e) { return fail(e); }
       ReflectApply(PromisePrototypeThen, p, [finish, fail]);

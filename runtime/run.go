@@ -213,13 +213,12 @@ func (r *run) start() {
 			r.throwPending()
 			return nil
 		}
-		specJSON, _ := json.Marshal(spec)
-		if spec == nil {
-			specJSON = []byte("[]")
-		}
-		specVal, err := r.in.ParseJSON(specJSON)
-		if err != nil {
-			return err
+		specVal := quickjs.Undefined // no bindings
+		if spec != nil {
+			specJSON, _ := json.Marshal(spec)
+			if specVal, err = r.in.ParseJSON(specJSON); err != nil {
+				return err
+			}
 		}
 		if _, err := r.callChecked(r.api, quickjs.Int(apiStart), main, specVal); err != nil {
 			return err
