@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -36,8 +37,7 @@ func BenchmarkColdRunAlone(b *testing.B) {
 // untimed pause (none if pause is 0), and reports the median as ns/op, the
 // mean as mean-ns and the 90th percentile as p90-ns.
 func timeRuns(b *testing.B, rt *coderun.Runtime, pause time.Duration) {
-	req := coderun.Request{Program: "return 1+1"}
-	if _, err := rt.Run(context.Background(), req); err != nil { // caches the compilation
+	if _, err := timeColdRun(rt); err != nil { // caches the compilation
 		b.Fatal(err)
 	}
 	var d []time.Duration
@@ -48,11 +48,9 @@ func timeRuns(b *testing.B, rt *coderun.Runtime, pause time.Duration) {
 			time.Sleep(pause)
 			b.StartTimer()
 		}
-		start := time.Now()
-		res, err := rt.Run(context.Background(), req)
-		took := time.Since(start)
-		if err != nil || string(res.Value) != "2" {
-			b.Fatalf("run: %v %+v", err, res.Error)
+		took, err := timeColdRun(rt)
+		if err != nil {
+			b.Fatal(err)
 		}
 		d = append(d, took)
 		total += took
@@ -60,4 +58,18 @@ func timeRuns(b *testing.B, rt *coderun.Runtime, pause time.Duration) {
 	b.ReportMetric(float64(median(d)), "ns/op")
 	b.ReportMetric(float64(total)/float64(len(d)), "mean-ns")
 	b.ReportMetric(float64(percentile(d, 90)), "p90-ns")
+}
+
+// timeColdRun times one run of `return 1+1` on rt and checks its value.
+func timeColdRun(rt *coderun.Runtime) (time.Duration, error) {
+	start := time.Now()
+	res, err := rt.Run(context.Background(), coderun.Request{Program: "return 1+1"})
+	took := time.Since(start)
+	if err != nil {
+		return 0, err
+	}
+	if string(res.Value) != "2" {
+		return 0, fmt.Errorf("cold run: value %s, error %+v", res.Value, res.Error)
+	}
+	return took, nil
 }
