@@ -12,16 +12,28 @@ const mainName = "__dsh_main__"
 // renderStack rewrites the stack frames in an exception text so that they
 // point into the user's own source: frames in program.ts are mapped back
 // through the source map, frames in wrapper code and in coderun's prelude
-// are dropped, native frames are kept.
+// are dropped, and native frames are kept between the program's frames.
+// Frames past the outermost program.ts frame are the host's way in (the
+// prelude calling the program or a timer callback through
+// Reflect.apply), so they are dropped as well.
 func (r *run) renderStack(text string) string {
 	if r.program == nil || !strings.Contains(text, "    at ") {
 		return text
 	}
 	lines := strings.Split(text, "\n")
+	last := -1 // the outermost frame in program.ts
+	for i, line := range lines {
+		if strings.HasPrefix(line, "    at ") && strings.Contains(line, programFile+":") {
+			last = i
+		}
+	}
 	out := lines[:0]
-	for _, line := range lines {
+	for i, line := range lines {
 		if !strings.HasPrefix(line, "    at ") {
 			out = append(out, line)
+			continue
+		}
+		if last >= 0 && i > last {
 			continue
 		}
 		frame, keep := r.mapFrame(strings.TrimPrefix(line, "    at "))
