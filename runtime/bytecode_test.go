@@ -2,6 +2,8 @@ package runtime
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -28,6 +30,9 @@ func TestProgramBytecodeIsReused(t *testing.T) {
 		{"binding", "const r = await tools.echo({x: 1})\nreturn r.x", tools, "", "", true},
 		{"exception position", "function f() {\n  throw new Error('x')\n}\nreturn f()", nil, KindException, "at f (program.ts:2:", true},
 		{"engine syntax error", "const tools = 1\nreturn tools", tools, KindException, "SyntaxError: invalid redefinition of parameter name\n    at program.ts:1:1", false},
+		// Bytecode over 64 KiB is not kept: every run compiles it, with
+		// the same outcome and fuel.
+		{"bytecode too large to keep", bigProgram(), nil, KindException, "Error: 9999\n    at <program> (program.ts:10003:", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			first, err := e.Run(context.Background(), tc.program, tc.bindings)
@@ -53,4 +58,17 @@ func TestProgramBytecodeIsReused(t *testing.T) {
 			require.Contains(t, first.Message, tc.where)
 		})
 	}
+}
+
+// bigProgram returns a program whose bytecode is larger than 64 KiB: an
+// array literal of 10,000 distinct strings. It throws, so that its message
+// carries a position mapped back through the program's source map.
+func bigProgram() string {
+	var b strings.Builder
+	b.WriteString("const a = [\n")
+	for i := range 10000 {
+		fmt.Fprintf(&b, "  \"s%d\",\n", i)
+	}
+	b.WriteString("]\nthrow new Error(String(a.length - 1))")
+	return b.String()
 }
