@@ -59,6 +59,11 @@ func (r *run) Call(in *quickjs.Instance, args []quickjs.Value) quickjs.Value {
 				r.done(kind, args[2])
 			}
 		}
+	case opDoneValue:
+		if len(args) == 2 {
+			return quickjs.Int(r.doneInPlace(args[1]))
+		}
+		return quickjs.Int(callNeedsText)
 	}
 	return quickjs.Int(0)
 }
@@ -95,14 +100,7 @@ func (r *run) log(b []byte) {
 func (r *run) done(kind int, payload quickjs.Value) {
 	switch kind {
 	case doneValue:
-		r.viewString(payload, func(b []byte) {
-			if !r.ledger.FitsValue(int64(len(b))) {
-				r.end(KindOutputLimit, serialize.OutputLimitMessage(r.limits.MaxOutputBytes))
-				return
-			}
-			r.value = append([]byte(nil), b...)
-			r.end("", "")
-		})
+		r.viewString(payload, r.settleValue)
 	case doneNone:
 		r.end("", "")
 	case doneThrow:
@@ -114,6 +112,34 @@ func (r *run) done(kind int, payload quickjs.Value) {
 	case doneUnrenderable:
 		r.end(KindException, "program threw an unrenderable value")
 	}
+}
+
+// settleValue ends the run with the completion value b, the compact JSON
+// text of the program's value, if the output ledger has room for it.
+func (r *run) settleValue(b []byte) {
+	if !r.ledger.FitsValue(int64(len(b))) {
+		r.end(KindOutputLimit, serialize.OutputLimitMessage(r.limits.MaxOutputBytes))
+		return
+	}
+	r.value = append([]byte(nil), b...)
+	r.end("", "")
+}
+
+// doneInPlace settles the run with the program's value v if
+// quickjs.AppendPlainJSON can read it and it passes Go's checks, and
+// returns 0; otherwise it returns callNeedsText, and the guest checks and
+// prints v itself. Plain values print alike on both paths; the guest alone
+// decides what is not lossless JSON.
+func (r *run) doneInPlace(v quickjs.Value) int32 {
+	if r.ended {
+		return callNeedsText
+	}
+	b, ok := r.in.AppendPlainJSON(nil, v)
+	if !ok || serialize.CheckJSON(b) != nil {
+		return callNeedsText
+	}
+	r.settleValue(b)
+	return 0
 }
 
 // Results of startCall besides a call id.

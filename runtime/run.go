@@ -26,6 +26,8 @@ const (
 	opDone  = 5
 	// opCallValue is opCall with the argument value instead of its text.
 	opCallValue = 6
+	// opDoneValue is opDone with the completion value instead of its text.
+	opDoneValue = 7
 )
 
 // Completion kinds reported by the prelude with opDone.
