@@ -34,6 +34,14 @@ func testEngine(t *testing.T) *Engine {
 	return e
 }
 
+// mustRun runs program without bindings; Run must not fail as misuse.
+func mustRun(t *testing.T, e *Engine, program string) Outcome {
+	t.Helper()
+	o, err := e.Run(context.Background(), program, nil)
+	require.NoError(t, err)
+	return o
+}
+
 // A program that reached the raw host function could send any operands.
 // Go validates every one: nothing undeclared is called, nothing crashes,
 // and the run goes on normally.

@@ -1,7 +1,6 @@
 package runtime
 
 import (
-	"context"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -33,8 +32,7 @@ func TestExceptionStackFrames(t *testing.T) {
 		{"non-Error value", `throw {toString() { return "obj" }}`, "obj"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			o, err := e.Run(context.Background(), tc.program, nil)
-			require.NoError(t, err)
+			o := mustRun(t, e, tc.program)
 			require.Equal(t, KindException, o.Kind)
 			require.Equal(t, tc.message, o.Message)
 		})

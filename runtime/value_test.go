@@ -1,7 +1,6 @@
 package runtime
 
 import (
-	"context"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -27,8 +26,7 @@ func TestCompletionValuePrintsAsJSONStringify(t *testing.T) {
 		`{get g() { return 7 }, v: 1}`,
 	} {
 		t.Run(expr, func(t *testing.T) {
-			o, err := e.Run(context.Background(), "const v = ("+expr+")\nconsole.log(JSON.stringify(v))\nreturn v", nil)
-			require.NoError(t, err)
+			o := mustRun(t, e, "const v = ("+expr+")\nconsole.log(JSON.stringify(v))\nreturn v")
 			require.Empty(t, o.Kind, o.Message)
 			require.Len(t, o.Logs, 1)
 			require.Equal(t, o.Logs[0], string(o.Value))
@@ -42,10 +40,9 @@ func TestCompletionValuePrintsAsJSONStringify(t *testing.T) {
 func TestCompletionValueReadInPlace(t *testing.T) {
 	e := testEngine(t)
 	fuel := func(last string) uint64 {
-		o, err := e.Run(context.Background(), `const v = Array.from({length: 300}, (_, i) => ({id: i, name: "n" + i}))
+		o := mustRun(t, e, `const v = Array.from({length: 300}, (_, i) => ({id: i, name: "n" + i}))
 v[299].name = `+last+`
-return v`, nil)
-		require.NoError(t, err)
+return v`)
 		require.Empty(t, o.Kind, o.Message)
 		return o.FuelUsed
 	}
