@@ -125,6 +125,12 @@ func (r *run) settleValue(b []byte) {
 	r.end("", "")
 }
 
+// maxValueInPlace bounds the text of a program's value that the host reads
+// in place (see doneInPlace): larger values go to the guest's printer,
+// which spends fuel and can be interrupted, so that no run's end holds the
+// host for more than about a millisecond.
+const maxValueInPlace = 256 << 10
+
 // doneInPlace settles the run with the program's value v if
 // quickjs.AppendPlainJSON can read it and it passes Go's checks, and
 // returns 0; otherwise it returns callNeedsText, and the guest checks and
@@ -134,7 +140,7 @@ func (r *run) doneInPlace(v quickjs.Value) int32 {
 	if r.ended {
 		return callNeedsText
 	}
-	b, ok := r.in.AppendPlainJSON(nil, v)
+	b, ok := r.in.AppendPlainJSONUpTo(nil, v, maxValueInPlace)
 	if !ok || serialize.CheckJSON(b) != nil {
 		return callNeedsText
 	}

@@ -20,8 +20,9 @@ func TestCompletionValuePrintsAsJSONStringify(t *testing.T) {
 		`{"1": 1, b: 2, "-0": 3}`, // integer-like keys: the guest prints them
 		`{"\u00e9": 1, "quote\"key": 2}`,
 		`Array.from({length: 300}, (_, i) => ({id: i, name: "n" + i, ok: i % 2 === 0}))`,
-		`Array.from({length: 5000}, (_, i) => i)`,     // past the in-place bound
-		`JSON.parse("[".repeat(40) + "]".repeat(40))`, // past the in-place depth
+		`Array.from({length: 5000}, (_, i) => i)`,
+		`Array.from({length: 30000}, (_, i) => "item " + i)`, // past maxValueInPlace
+		`JSON.parse("[".repeat(40) + "]".repeat(40))`,        // past the in-place depth
 		`(() => { const o = {b: 1, a: 2}; delete o.b; o.b = 3; return o })()`,
 		`{get g() { return 7 }, v: 1}`,
 	} {

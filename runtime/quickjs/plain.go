@@ -55,6 +55,19 @@ const (
 // when v must be printed by the guest (see above). dst is then to be
 // discarded.
 func (in *Instance) AppendPlainJSON(dst []byte, v Value) ([]byte, bool) {
+	return in.appendPlain(dst, v, plainMaxNodes, math.MaxInt)
+}
+
+// AppendPlainJSONUpTo is AppendPlainJSON bounded by the length of dst
+// rather than by the number of nodes: it declines v when its text would
+// make dst longer than maxLen, and stops reading soon after dst passes it.
+// The host reads a program's value this way, up to a size it prints in a
+// few milliseconds.
+func (in *Instance) AppendPlainJSONUpTo(dst []byte, v Value, maxLen int) ([]byte, bool) {
+	return in.appendPlain(dst, v, maxLen, maxLen)
+}
+
+func (in *Instance) appendPlain(dst []byte, v Value, maxNodes, maxLen int) ([]byte, bool) {
 	if in.layout.AtomArray == 0 {
 		return dst, false
 	}
@@ -62,20 +75,23 @@ func (in *Instance) AppendPlainJSON(dst []byte, v Value) ([]byte, bool) {
 	if !ok {
 		return dst, false
 	}
-	p := plainPrinter{in: in, atoms: atoms}
-	return p.value(dst, v, 0)
+	p := plainPrinter{in: in, atoms: atoms, maxNodes: maxNodes, maxLen: maxLen}
+	dst, ok = p.value(dst, v, 0)
+	return dst, ok && len(dst) <= maxLen
 }
 
 type plainPrinter struct {
-	in    *Instance
-	atoms uint32 // rt->atom_array
-	nodes int
+	in       *Instance
+	atoms    uint32 // rt->atom_array
+	nodes    int
+	maxNodes int // values read, containers and keys excluded
+	maxLen   int // of dst
 }
 
 func (p *plainPrinter) u32(addr uint32) (uint32, bool) { return p.in.mem.ReadUint32Le(addr) }
 
 func (p *plainPrinter) value(dst []byte, v Value, depth int) ([]byte, bool) {
-	if p.nodes++; p.nodes > plainMaxNodes {
+	if p.nodes++; p.nodes > p.maxNodes || len(dst) > p.maxLen {
 		return dst, false
 	}
 	switch v.Tag() {
@@ -131,7 +147,11 @@ func (p *plainPrinter) string(dst []byte, s uint32) ([]byte, bool) {
 	if !ok || hdr>>31 != 0 {
 		return dst, false
 	}
-	b, ok := p.in.mem.Read(s+p.in.layout.StringChars, hdr&(1<<31-1))
+	n := hdr & (1<<31 - 1)
+	if uint64(len(dst))+uint64(n) > uint64(p.maxLen) {
+		return dst, false
+	}
+	b, ok := p.in.mem.Read(s+p.in.layout.StringChars, n)
 	if !ok {
 		return dst, false
 	}
@@ -157,7 +177,7 @@ func (p *plainPrinter) object(dst []byte, o uint32, depth int) ([]byte, bool) {
 		values, ok2 := p.u32(o + arrValues)
 		length, ok3 := p.in.mem.ReadUint64Le(props)
 		if !ok1 || !ok2 || !ok3 || proto != l.ArrayProto || flags&flagFastArray == 0 || count != 1 ||
-			Value(length) != Int(int32(n)) || n > plainMaxNodes {
+			Value(length) != Int(int32(n)) || uint64(n) > uint64(p.maxNodes) {
 			return dst, false
 		}
 		dst = append(dst, '[')
@@ -177,7 +197,7 @@ func (p *plainPrinter) object(dst []byte, o uint32, depth int) ([]byte, bool) {
 		small, ok1 := p.in.mem.ReadByte(shape + shapeSmallIndex)
 		deleted, ok2 := p.u32(shape + shapeDeleted)
 		if !ok1 || !ok2 || proto != l.ObjectProto && proto != 0 || flags&flagIsExotic != 0 ||
-			small != 0 || deleted != 0 || count > plainMaxNodes {
+			small != 0 || deleted != 0 || uint64(count) > uint64(p.maxNodes) {
 			return dst, false
 		}
 		dst = append(dst, '{')

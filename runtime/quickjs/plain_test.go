@@ -116,3 +116,40 @@ func TestAppendPlainJSONRandomValues(t *testing.T) {
 	require.Greater(t, read, 1000, "most values are plain")
 	require.Less(t, read, 2900, "some values are declined")
 }
+
+// AppendPlainJSONUpTo bounds the length of dst, not the number of nodes:
+// what fits is printed as JSON.stringify prints it, and what would pass the
+// bound, by any value or by one long string, is declined.
+func TestAppendPlainJSONUpTo(t *testing.T) {
+	in := newInstance(t, &nopHost{})
+	eval := func(src string) Value {
+		v, err := in.Eval(src, "t.js", EvalGlobal)
+		require.NoError(t, err)
+		require.False(t, v.IsException(), src)
+		return v
+	}
+	const prefix = "prefix"
+	for _, tc := range []struct {
+		src    string
+		maxLen int
+		ok     bool
+	}{
+		{`Array.from({length: 5000}, () => 0)`, 20000, true}, // more nodes than AppendPlainJSON takes
+		{`Array.from({length: 5000}, () => 0)`, 9000, false},
+		{`[{a: "x".repeat(100)}]`, len(prefix) + len(`[{"a":""}]`) + 100, true}, // exactly full
+		{`[{a: "x".repeat(100)}]`, len(prefix) + len(`[{"a":""}]`) + 99, false},
+		{`["x".repeat(1 << 20)]`, 1 << 10, false},            // the string alone is too long
+		{`"\u0001".repeat(10)`, len(prefix) + 2 + 10, false}, // escapes count
+		{`({a: 1})`, 0, false},
+	} {
+		v := eval(tc.src)
+		got, ok := in.AppendPlainJSONUpTo([]byte(prefix), v, tc.maxLen)
+		require.Equal(t, tc.ok, ok, "%s within %d bytes", tc.src, tc.maxLen)
+		if ok {
+			want, err := in.String(eval(`JSON.stringify(` + tc.src + `)`))
+			require.NoError(t, err)
+			require.Equal(t, prefix+want, string(got), tc.src)
+			require.LessOrEqual(t, len(got), tc.maxLen)
+		}
+	}
+}
