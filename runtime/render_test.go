@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"context"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -11,6 +12,9 @@ import (
 // and the host's way into the program (Reflect.apply) are not shown.
 func TestExceptionStackFrames(t *testing.T) {
 	e := testEngine(t)
+	tools := []Binding{{Global: "tools", ErrorClass: "ToolError", MemberProperty: "tool", Functions: map[string]Func{
+		"echo": func(ctx context.Context, args []byte) ([]byte, error) { return args, nil },
+	}}}
 	for _, tc := range []struct {
 		name, program, message string
 	}{
@@ -30,9 +34,14 @@ func TestExceptionStackFrames(t *testing.T) {
 		{"property read without a recorded position", "const o: any = {}\nreturn o.a.b",
 			"TypeError: cannot read property 'b' of undefined"},
 		{"non-Error value", `throw {toString() { return "obj" }}`, "obj"},
+		// The rejection is made by the prelude, inside a native Promise
+		// constructor: neither is the program's.
+		{"binding arguments refused", "const x = 1\nawait tools.echo(() => 1)",
+			"ToolError: binding arguments must be lossless JSON\n    at <program> (program.ts:2:13)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			o := mustRun(t, e, tc.program)
+			o, err := e.Run(context.Background(), tc.program, tools)
+			require.NoError(t, err)
 			require.Equal(t, KindException, o.Kind)
 			require.Equal(t, tc.message, o.Message)
 		})

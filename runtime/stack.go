@@ -13,18 +13,29 @@ const mainName = "__dsh_main__"
 // point into the user's own source: frames in program.ts are mapped back
 // through the source map, frames in wrapper code and in coderun's prelude
 // are dropped, and native frames are kept between the program's frames.
-// Frames past the outermost program.ts frame are the host's way in (the
-// prelude calling the program or a timer callback through
-// Reflect.apply), so they are dropped as well.
+// The host's own frames around the program's are dropped too: those past
+// the outermost program.ts frame (the prelude calling the program or a
+// timer callback through Reflect.apply) and, when the error was made by
+// the prelude (a binding's rejection), everything before the innermost.
 func (r *run) renderStack(text string) string {
 	if r.program == nil || !strings.Contains(text, "    at ") {
 		return text
 	}
 	lines := strings.Split(text, "\n")
-	last := -1 // the outermost frame in program.ts
+	first, last := -1, -1 // the innermost and outermost frames in program.ts
+	hostFirst := false    // a prelude frame comes before first
 	for i, line := range lines {
-		if strings.HasPrefix(line, "    at ") && strings.Contains(line, programFile+":") {
+		if !strings.HasPrefix(line, "    at ") {
+			continue
+		}
+		switch {
+		case strings.Contains(line, programFile+":"):
+			if first < 0 {
+				first = i
+			}
 			last = i
+		case first < 0 && strings.Contains(line, "coderun:"):
+			hostFirst = true
 		}
 	}
 	out := lines[:0]
@@ -33,7 +44,7 @@ func (r *run) renderStack(text string) string {
 			out = append(out, line)
 			continue
 		}
-		if last >= 0 && i > last {
+		if last >= 0 && (i > last || hostFirst && i < first) {
 			continue
 		}
 		frame, keep := r.mapFrame(strings.TrimPrefix(line, "    at "))
