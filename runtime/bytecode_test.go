@@ -15,9 +15,7 @@ import (
 // not kept.
 func TestProgramBytecodeIsReused(t *testing.T) {
 	e := testEngine(t)
-	tools := []Binding{{Global: "tools", ErrorClass: "ToolError", MemberProperty: "tool", Functions: map[string]Func{
-		"echo": func(ctx context.Context, args []byte) ([]byte, error) { return args, nil },
-	}}}
+	tools := echoTools()
 	for _, tc := range []struct {
 		name     string
 		program  string

@@ -34,6 +34,14 @@ func testEngine(t *testing.T) *Engine {
 	return e
 }
 
+// echoTools is a namespace tools, error class ToolError (property tool),
+// whose one member, echo, returns its argument.
+func echoTools() []Binding {
+	return []Binding{{Global: "tools", ErrorClass: "ToolError", MemberProperty: "tool", Functions: map[string]Func{
+		"echo": func(ctx context.Context, args []byte) ([]byte, error) { return args, nil },
+	}}}
+}
+
 // mustRun runs program without bindings; Run must not fail as misuse.
 func mustRun(t *testing.T, e *Engine, program string) Outcome {
 	t.Helper()

@@ -12,9 +12,6 @@ import (
 // and the host's way into the program (Reflect.apply) are not shown.
 func TestExceptionStackFrames(t *testing.T) {
 	e := testEngine(t)
-	tools := []Binding{{Global: "tools", ErrorClass: "ToolError", MemberProperty: "tool", Functions: map[string]Func{
-		"echo": func(ctx context.Context, args []byte) ([]byte, error) { return args, nil },
-	}}}
 	for _, tc := range []struct {
 		name, program, message string
 	}{
@@ -40,7 +37,7 @@ func TestExceptionStackFrames(t *testing.T) {
 			"ToolError: binding arguments must be lossless JSON\n    at <program> (program.ts:2:13)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			o, err := e.Run(context.Background(), tc.program, tools)
+			o, err := e.Run(context.Background(), tc.program, echoTools())
 			require.NoError(t, err)
 			require.Equal(t, KindException, o.Kind)
 			require.Equal(t, tc.message, o.Message)

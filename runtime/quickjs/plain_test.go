@@ -11,12 +11,7 @@ import (
 // values, and declines everything the guest's lossless printer must judge.
 func TestAppendPlainJSON(t *testing.T) {
 	in := newInstance(t, &nopHost{})
-	eval := func(src string) Value {
-		v, err := in.Eval(src, "t.js", EvalGlobal)
-		require.NoError(t, err)
-		require.False(t, v.IsException(), src)
-		return v
-	}
+	eval := evaluator(t, in)
 	deep := strings.Repeat("[", 40) + strings.Repeat("]", 40)
 	for _, src := range []string{
 		`1`, `-5`, `2**31`, `-(2**31)`, `2**53`, `1.5`, `-0.1`, `1e21`, `1e-7`, `123456789.125`, `0`,
@@ -122,12 +117,7 @@ func TestAppendPlainJSONRandomValues(t *testing.T) {
 // bound, by any value or by one long string, is declined.
 func TestAppendPlainJSONUpTo(t *testing.T) {
 	in := newInstance(t, &nopHost{})
-	eval := func(src string) Value {
-		v, err := in.Eval(src, "t.js", EvalGlobal)
-		require.NoError(t, err)
-		require.False(t, v.IsException(), src)
-		return v
-	}
+	eval := evaluator(t, in)
 	const prefix = "prefix"
 	for _, tc := range []struct {
 		src    string
@@ -151,5 +141,17 @@ func TestAppendPlainJSONUpTo(t *testing.T) {
 			require.Equal(t, prefix+want, string(got), tc.src)
 			require.LessOrEqual(t, len(got), tc.maxLen)
 		}
+	}
+}
+
+// evaluator returns a function that evaluates a script in in and returns
+// its value, failing the test on an exception.
+func evaluator(t *testing.T, in *Instance) func(src string) Value {
+	return func(src string) Value {
+		t.Helper()
+		v, err := in.Eval(src, "t.js", EvalGlobal)
+		require.NoError(t, err)
+		require.False(t, v.IsException(), src)
+		return v
 	}
 }
