@@ -30,6 +30,10 @@ func TestExceptionStackFrames(t *testing.T) {
 		// to: the message names the property, and no frame is shown.
 		{"property read without a recorded position", "const o: any = {}\nreturn o.a.b",
 			"TypeError: cannot read property 'b' of undefined"},
+		// Frames are told apart by their location, never by the name,
+		// which the program chooses.
+		{"function name that looks like a host frame", "const o = {[\"coderun:x (native)\"]() {\n  throw new Error(\"n\")\n}}\nreturn o[\"coderun:x (native)\"]()",
+			"Error: n\n    at coderun:x (native) (program.ts:2:13)\n    at <program> (program.ts:4:8)"},
 		{"non-Error value", `throw {toString() { return "obj" }}`, "obj"},
 		// The rejection is made by the prelude, inside a native Promise
 		// constructor: neither is the program's.

@@ -22,54 +22,70 @@ func (r *run) renderStack(text string) string {
 		return text
 	}
 	lines := strings.Split(text, "\n")
-	first, last := -1, -1 // the innermost and outermost frames in program.ts
-	hostFirst := false    // a prelude frame comes before first
+	frames := make([]frame, len(lines)) // the zero frame for a line that is not one
+	first, last := -1, -1               // the innermost and outermost frames in program.ts
+	hostFirst := false                  // a prelude frame comes before first
 	for i, line := range lines {
-		if !strings.HasPrefix(line, "    at ") {
+		f, ok := strings.CutPrefix(line, "    at ")
+		if !ok {
 			continue
 		}
+		frames[i] = parseFrame(f)
 		switch {
-		case strings.Contains(line, programFile+":"):
+		case frames[i].inProgram():
 			if first < 0 {
 				first = i
 			}
 			last = i
-		case first < 0 && strings.Contains(line, "coderun:"):
+		case first < 0 && frames[i].inPrelude():
 			hostFirst = true
 		}
 	}
 	out := lines[:0]
 	for i, line := range lines {
-		if !strings.HasPrefix(line, "    at ") {
+		if frames[i].text == "" {
 			out = append(out, line)
 			continue
 		}
 		if last >= 0 && (i > last || hostFirst && i < first) {
 			continue
 		}
-		frame, keep := r.mapFrame(strings.TrimPrefix(line, "    at "))
-		if keep {
-			out = append(out, "    at "+frame)
+		if mapped, keep := r.mapFrame(frames[i]); keep {
+			out = append(out, "    at "+mapped)
 		}
 	}
 	return strings.TrimRight(strings.Join(out, "\n"), "\n")
 }
 
-// mapFrame maps one frame, "name (file:line:col)" or "file:line:col".
-func (r *run) mapFrame(f string) (string, bool) {
-	name, loc := "", f
+// A frame is one line of a QuickJS stack, without its "    at ":
+// "name (loc)" or "loc", where loc is "file:line:col" or "native".
+type frame struct {
+	text, name, loc string
+}
+
+func parseFrame(f string) frame {
+	fr := frame{text: f, loc: f}
 	if strings.HasSuffix(f, ")") {
 		if i := strings.LastIndex(f, " ("); i >= 0 {
-			name, loc = f[:i], f[i+2:len(f)-1]
+			fr.name, fr.loc = f[:i], f[i+2:len(f)-1]
 		}
 	}
-	if strings.HasPrefix(loc, "coderun:") {
+	return fr
+}
+
+func (f frame) inProgram() bool { return strings.HasPrefix(f.loc, programFile+":") }
+func (f frame) inPrelude() bool { return strings.HasPrefix(f.loc, "coderun:") }
+
+// mapFrame maps a frame in program.ts to the user's source; it drops
+// prelude frames and those it cannot map, and keeps the others as they are.
+func (r *run) mapFrame(f frame) (string, bool) {
+	if f.inPrelude() {
 		return "", false
 	}
-	if !strings.HasPrefix(loc, programFile+":") {
-		return f, true
+	if !f.inProgram() {
+		return f.text, true
 	}
-	parts := strings.Split(strings.TrimPrefix(loc, programFile+":"), ":")
+	parts := strings.Split(strings.TrimPrefix(f.loc, programFile+":"), ":")
 	if len(parts) != 2 {
 		return "", false
 	}
@@ -83,11 +99,11 @@ func (r *run) mapFrame(f string) (string, bool) {
 		return "", false
 	}
 	pos := programFile + ":" + strconv.Itoa(ul) + ":" + strconv.Itoa(uc)
-	switch name {
+	switch f.name {
 	case "":
 		return pos, true
 	case mainName:
 		return "<program> (" + pos + ")", true
 	}
-	return name + " (" + pos + ")", true
+	return f.name + " (" + pos + ")", true
 }
