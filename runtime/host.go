@@ -100,7 +100,7 @@ func (r *run) log(b []byte) {
 func (r *run) done(kind int, payload quickjs.Value) {
 	switch kind {
 	case doneValue:
-		r.viewString(payload, r.settleValue)
+		r.viewString(payload, func(b []byte) { r.settleValue(b, false) })
 	case doneNone:
 		r.end("", "")
 	case doneThrow:
@@ -115,13 +115,18 @@ func (r *run) done(kind int, payload quickjs.Value) {
 }
 
 // settleValue ends the run with the completion value b, the compact JSON
-// text of the program's value, if the output ledger has room for it.
-func (r *run) settleValue(b []byte) {
+// text of the program's value, if the output ledger has room for it. It
+// keeps b itself when owned is set, else a copy (b is a view of the
+// guest's memory).
+func (r *run) settleValue(b []byte, owned bool) {
 	if !r.ledger.FitsValue(int64(len(b))) {
 		r.end(KindOutputLimit, serialize.OutputLimitMessage(r.limits.MaxOutputBytes))
 		return
 	}
-	r.value = append([]byte(nil), b...)
+	if !owned {
+		b = append([]byte(nil), b...)
+	}
+	r.value = b
 	r.end("", "")
 }
 
@@ -132,7 +137,8 @@ func (r *run) settleValue(b []byte) {
 const maxValueInPlace = 256 << 10
 
 // doneInPlace settles the run with the program's value v if
-// quickjs.AppendPlainJSON can read it and it passes Go's checks, and
+// quickjs.AppendPlainJSONUpTo can read it within maxValueInPlace bytes and
+// it passes Go's checks, and
 // returns 0; otherwise it returns callNeedsText, and the guest checks and
 // prints v itself. Plain values print alike on both paths; the guest alone
 // decides what is not lossless JSON.
@@ -144,7 +150,7 @@ func (r *run) doneInPlace(v quickjs.Value) int32 {
 	if !ok || serialize.CheckJSON(b) != nil {
 		return callNeedsText
 	}
-	r.settleValue(b)
+	r.settleValue(b, true)
 	return 0
 }
 

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -49,4 +50,20 @@ return v`)
 	}
 	inPlace, printed := fuel(`"last"`), fuel(`"😀"`)
 	require.Less(t, 4*inPlace, printed, "fuel in place %d, printed by the guest %d", inPlace, printed)
+}
+
+// Up to maxValueInPlace bytes of text, the host reads the value in place
+// and the guest spends no fuel printing it; one byte past it the guest's
+// printer does the work, and spends fuel on every character.
+func TestCompletionValueInPlaceBound(t *testing.T) {
+	e := testEngine(t)
+	fuel := func(n int) uint64 {
+		o := mustRun(t, e, fmt.Sprintf(`return "x".repeat(%d)`, n))
+		require.Empty(t, o.Kind, o.Message)
+		require.Len(t, o.Value, n+2)
+		return o.FuelUsed
+	}
+	// Building the string costs about a unit per character either way.
+	under, over := fuel(maxValueInPlace-2), fuel(maxValueInPlace-1)
+	require.Greater(t, over, under+maxValueInPlace/2, "fuel at the bound %d, one byte past it %d", under, over)
 }

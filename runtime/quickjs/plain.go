@@ -84,7 +84,7 @@ type plainPrinter struct {
 	in       *Instance
 	atoms    uint32 // rt->atom_array
 	nodes    int
-	maxNodes int // values read, containers and keys excluded
+	maxNodes int // values read, containers included (keys are not values)
 	maxLen   int // of dst
 }
 
