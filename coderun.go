@@ -42,6 +42,13 @@ type Config struct {
 	// MaxConcurrentCalls is the number of binding calls a run may have in
 	// flight; later calls wait their turn in submission order.
 	MaxConcurrentCalls int
+	// MaxProgramBytes caps the size of a program's source text, in bytes
+	// of UTF-8; a larger program fails as an exception (SyntaxError) before
+	// anything compiles it.
+	MaxProgramBytes int64
+	// MaxArgumentBytes caps the JSON text of one binding call's argument; a
+	// larger argument rejects the call in the program.
+	MaxArgumentBytes int64
 	// CacheDir is where the rewritten QuickJS module, the pre-initialized
 	// snapshot and wazero's compiled code are cached between processes; ""
 	// disables the cache. DefaultConfig uses os.UserCacheDir()/coderun.
@@ -162,6 +169,8 @@ func DefaultConfig() Config {
 		MemoryBytes:        256 << 20,
 		MaxOutputBytes:     64 << 20,
 		MaxConcurrentCalls: 16,
+		MaxProgramBytes:    1 << 20,
+		MaxArgumentBytes:   8 << 20,
 		CacheDir:           defaultCacheDir(),
 	}
 }
@@ -182,6 +191,8 @@ func (c Config) limits() budget.Limits {
 		MemoryBytes:        c.MemoryBytes,
 		MaxOutputBytes:     c.MaxOutputBytes,
 		MaxConcurrentCalls: c.MaxConcurrentCalls,
+		MaxProgramBytes:    c.MaxProgramBytes,
+		MaxArgumentBytes:   c.MaxArgumentBytes,
 	}
 }
 

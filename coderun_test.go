@@ -34,6 +34,8 @@ func TestNewValidatesConfig(t *testing.T) {
 		{"memory high", func(c *coderun.Config) { c.MemoryBytes = 5 << 30 }, "Config.MemoryBytes"},
 		{"output", func(c *coderun.Config) { c.MaxOutputBytes = 3 }, "Config.MaxOutputBytes must be at least 4, got 3"},
 		{"calls", func(c *coderun.Config) { c.MaxConcurrentCalls = 0 }, "Config.MaxConcurrentCalls"},
+		{"program", func(c *coderun.Config) { c.MaxProgramBytes = 0 }, "Config.MaxProgramBytes must be positive, got 0"},
+		{"argument", func(c *coderun.Config) { c.MaxArgumentBytes = 1 }, "Config.MaxArgumentBytes must be at least 2, got 1"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -36,6 +36,8 @@ type Limits struct {
 	MemoryBytes        int64
 	MaxOutputBytes     int64
 	MaxConcurrentCalls int
+	MaxProgramBytes    int64
+	MaxArgumentBytes   int64
 }
 
 // Bounds of MemoryBytes.
@@ -61,6 +63,10 @@ func (l Limits) Validate() error {
 		return fmt.Errorf("coderun: Config.MaxOutputBytes must be at least 4, got %d", l.MaxOutputBytes)
 	case l.MaxConcurrentCalls <= 0:
 		return fmt.Errorf("coderun: Config.MaxConcurrentCalls must be positive, got %d", l.MaxConcurrentCalls)
+	case l.MaxProgramBytes <= 0:
+		return fmt.Errorf("coderun: Config.MaxProgramBytes must be positive, got %d", l.MaxProgramBytes)
+	case l.MaxArgumentBytes < 2:
+		return fmt.Errorf("coderun: Config.MaxArgumentBytes must be at least 2, got %d", l.MaxArgumentBytes)
 	}
 	return nil
 }

@@ -28,6 +28,7 @@ func testEngine(t *testing.T) *Engine {
 	e, err := New(context.Background(), Options{Limits: budget.Limits{
 		Fuel: 1 << 40, ComputeTime: time.Minute, WallTime: time.Minute,
 		MemoryBytes: 64 << 20, MaxOutputBytes: 1 << 20, MaxConcurrentCalls: 4,
+		MaxProgramBytes: 1 << 20, MaxArgumentBytes: 8 << 20,
 	}, CacheDir: testCacheDir(t)})
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, e.Close(context.Background())) })

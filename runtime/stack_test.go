@@ -32,6 +32,7 @@ func TestDeepRecursionRaisesRangeError(t *testing.T) {
 	limits := budget.Limits{
 		Fuel: 1 << 40, ComputeTime: time.Minute, WallTime: time.Minute,
 		MemoryBytes: 64 << 20, MaxOutputBytes: 1 << 20, MaxConcurrentCalls: 4,
+		MaxProgramBytes: 1 << 20, MaxArgumentBytes: 8 << 20,
 	}
 	for _, prewarm := range []int{0, 1} {
 		e, err := New(context.Background(), Options{Limits: limits, CacheDir: testCacheDir(t), Prewarm: prewarm})

@@ -22,6 +22,8 @@ func registerConfigFlags(fs *flag.FlagSet, cfg *coderun.Config) {
 	fs.Int64Var(&cfg.MemoryBytes, "MemoryBytes", cfg.MemoryBytes, "cap on the guest's linear memory, in bytes")
 	fs.Int64Var(&cfg.MaxOutputBytes, "MaxOutputBytes", cfg.MaxOutputBytes, "cap on logs plus value, in bytes")
 	fs.IntVar(&cfg.MaxConcurrentCalls, "MaxConcurrentCalls", cfg.MaxConcurrentCalls, "binding calls in flight per run")
+	fs.Int64Var(&cfg.MaxProgramBytes, "MaxProgramBytes", cfg.MaxProgramBytes, "cap on a program's source text, in bytes")
+	fs.Int64Var(&cfg.MaxArgumentBytes, "MaxArgumentBytes", cfg.MaxArgumentBytes, "cap on one binding call's argument as JSON text, in bytes")
 	fs.StringVar(&cfg.CacheDir, "CacheDir", cfg.CacheDir, `cache of the compiled QuickJS module and snapshot ("" disables it)`)
 	fs.IntVar(&cfg.Prewarm, "Prewarm", cfg.Prewarm, "instances kept instantiated ahead of time (0 disables the pool)")
 }

@@ -28,9 +28,9 @@ func TestConfigFlags(t *testing.T) {
 	require.Len(t, names, fields.NumField())
 
 	require.NoError(t, fs.Parse([]string{"--Fuel", "7", "--ComputeTime", "3s", "--WallTime", "4s", "--MemoryBytes", "8388608",
-		"--MaxOutputBytes", "99", "--MaxConcurrentCalls", "5", "--CacheDir", "", "--Prewarm", "2"}))
+		"--MaxOutputBytes", "99", "--MaxConcurrentCalls", "5", "--MaxProgramBytes", "1000", "--MaxArgumentBytes", "2000", "--CacheDir", "", "--Prewarm", "2"}))
 	require.Equal(t, coderun.Config{Fuel: 7, ComputeTime: 3 * time.Second, WallTime: 4 * time.Second, MemoryBytes: 8 << 20,
-		MaxOutputBytes: 99, MaxConcurrentCalls: 5, CacheDir: "", Prewarm: 2}, cfg)
+		MaxOutputBytes: 99, MaxConcurrentCalls: 5, MaxProgramBytes: 1000, MaxArgumentBytes: 2000, CacheDir: "", Prewarm: 2}, cfg)
 }
 
 func TestUpstreamFlags(t *testing.T) {
