@@ -79,6 +79,7 @@ type run struct {
 	bindings []Binding
 	limits   budget.Limits
 	meter    *budget.Meter
+	mem      *budget.Memory // the run's memory, guest and host, against MemoryBytes
 	ledger   *serialize.Ledger
 	logs     []string
 	source   string
@@ -121,6 +122,7 @@ func newRun(ctx context.Context, e *Engine, source string, bindings []Binding) *
 		bindings: bindings,
 		limits:   e.limits,
 		meter:    budget.NewMeter(e.limits, time.Now()),
+		mem:      budget.NewMemory(e.limits.MemoryBytes),
 		ledger:   serialize.NewLedger(e.limits.MaxOutputBytes),
 		logs:     []string{},
 		timers:   map[int32]*time.Timer{},
