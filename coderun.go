@@ -111,7 +111,65 @@ type Result struct {
 	Logs []string `json:"logs"`
 	// Error says how the run failed, or is nil.
 	Error *Failure `json:"error,omitempty"`
+	// Usage is what the run cost; it is zero only for a run that never
+	// started (its ctx was already done).
+	Usage Usage `json:"usage,omitzero"`
 }
+
+// Usage is what one run cost, guest and host, measured against the
+// budgets of Config; hosts bill and rate-limit on it.
+type Usage struct {
+	// Fuel is the fuel the program spent (see Config.Fuel). It depends only
+	// on the program and the binding results it saw.
+	Fuel uint64
+	// ComputeTime is the guest's busy time (see Config.ComputeTime).
+	ComputeTime time.Duration
+	// WallTime is the run's wall time, from the start of Run to its outcome.
+	WallTime time.Duration
+	// PeakMemoryBytes is the most memory the run held at once: the guest's
+	// linear memory plus the host's share that MemoryBytes bounds.
+	PeakMemoryBytes int64
+	// Calls is the number of binding calls the program made.
+	Calls int
+	// LogBytes is what the logs cost against MaxOutputBytes.
+	LogBytes int64
+}
+
+// usageJSON is Usage's JSON form: times in milliseconds.
+type usageJSON struct {
+	Fuel            uint64  `json:"fuel"`
+	ComputeTimeMs   float64 `json:"computeTimeMs"`
+	WallTimeMs      float64 `json:"wallTimeMs"`
+	PeakMemoryBytes int64   `json:"peakMemoryBytes"`
+	Calls           int     `json:"calls"`
+	LogBytes        int64   `json:"logBytes"`
+}
+
+// MarshalJSON writes the usage as an object whose times are in
+// milliseconds (computeTimeMs, wallTimeMs).
+func (u Usage) MarshalJSON() ([]byte, error) {
+	return json.Marshal(usageJSON{
+		Fuel: u.Fuel, ComputeTimeMs: ms(u.ComputeTime), WallTimeMs: ms(u.WallTime),
+		PeakMemoryBytes: u.PeakMemoryBytes, Calls: u.Calls, LogBytes: u.LogBytes,
+	})
+}
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (u *Usage) UnmarshalJSON(b []byte) error {
+	var j usageJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	*u = Usage{
+		Fuel: j.Fuel, ComputeTime: fromMs(j.ComputeTimeMs), WallTime: fromMs(j.WallTimeMs),
+		PeakMemoryBytes: j.PeakMemoryBytes, Calls: j.Calls, LogBytes: j.LogBytes,
+	}
+	return nil
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+func fromMs(f float64) time.Duration { return time.Duration(f * float64(time.Millisecond)) }
 
 // Failure is how a run failed.
 type Failure struct {
@@ -245,7 +303,10 @@ func (r *Runtime) Run(ctx context.Context, req Request) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	res := Result{Logs: o.Logs}
+	res := Result{Logs: o.Logs, Usage: Usage{
+		Fuel: o.FuelUsed, ComputeTime: o.Busy, WallTime: o.Wall,
+		PeakMemoryBytes: o.PeakMemory, Calls: o.Calls, LogBytes: o.LogBytes,
+	}}
 	if res.Logs == nil {
 		res.Logs = []string{}
 	}

@@ -245,3 +245,43 @@ func TestPrewarm(t *testing.T) {
 	_, err = coderun.New(cfg)
 	require.ErrorContains(t, err, "Config.Prewarm must not be negative, got -1")
 }
+
+// Result.Usage reports what a run cost: calls, log bytes as the ledger
+// counts them, fuel, times, and the peak memory within MemoryBytes.
+func TestUsage(t *testing.T) {
+	rt := newRuntime(t, nil)
+	tools := coderun.Namespace{Global: "tools", Functions: map[string]coderun.Func{
+		"echo": func(_ context.Context, args json.RawMessage) (json.RawMessage, error) { return args, nil },
+	}}
+	res, err := rt.Run(context.Background(), coderun.Request{
+		Program:  `console.log("ab"); console.log("c"); await Promise.all([tools.echo(1), tools.echo(2)]); return await tools.echo(3)`,
+		Bindings: []coderun.Namespace{tools},
+	})
+	require.NoError(t, err)
+	require.Nil(t, res.Error)
+	u := res.Usage
+	require.Equal(t, 3, u.Calls)
+	require.Equal(t, int64(len(`"ab","c"`)), u.LogBytes)
+	require.NotZero(t, u.Fuel)
+	require.Positive(t, u.ComputeTime)
+	require.GreaterOrEqual(t, u.WallTime, u.ComputeTime)
+	require.LessOrEqual(t, u.PeakMemoryBytes, coderun.DefaultConfig().MemoryBytes)
+
+	b, err := json.Marshal(res)
+	require.NoError(t, err)
+	var back coderun.Result
+	require.NoError(t, json.Unmarshal(b, &back))
+	require.Equal(t, u.Fuel, back.Usage.Fuel)
+	require.Equal(t, u.Calls, back.Usage.Calls)
+	require.InDelta(t, float64(u.WallTime), float64(back.Usage.WallTime), float64(time.Microsecond))
+
+	// A run that never started cost nothing, and its JSON has no usage.
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	res, err = rt.Run(ctx, coderun.Request{Program: `return 1`})
+	require.NoError(t, err)
+	require.Zero(t, res.Usage)
+	b, err = json.Marshal(res)
+	require.NoError(t, err)
+	require.NotContains(t, string(b), "usage")
+}

@@ -144,6 +144,9 @@ func (m *Meter) CheckTime(now time.Time) Trip {
 	return None
 }
 
+// Wall returns the wall time since the run started.
+func (m *Meter) Wall(now time.Time) time.Duration { return now.Sub(m.start) }
+
 // WallDeadline is when the wall-clock ceiling is reached.
 func (m *Meter) WallDeadline() time.Time { return m.start.Add(m.limits.WallTime) }
 

@@ -149,6 +149,7 @@ func (s *Server) RunCode(ctx context.Context, code string) *sdk.CallToolResult {
 	if err != nil {
 		return errorResult(fmt.Sprintf("code run failed: %v", err))
 	}
+	s.logUsage(ctx, res)
 	return FormatResult(res)
 }
 
@@ -348,4 +349,22 @@ func jsLiteral(v any) string {
 		return "[" + strings.Join(parts, ", ") + "]"
 	}
 	return literal(v)
+}
+
+// logUsage logs what a run cost at level Info, for billing and rate
+// limiting: its outcome ("ok" or the failure kind) and each Usage field.
+func (s *Server) logUsage(ctx context.Context, res coderun.Result) {
+	outcome := "ok"
+	if res.Error != nil {
+		outcome = string(res.Error.Kind)
+	}
+	u := res.Usage
+	s.logger.LogAttrs(ctx, slog.LevelInfo, "run_code finished",
+		slog.String("outcome", outcome),
+		slog.Uint64("fuel", u.Fuel),
+		slog.Duration("compute_time", u.ComputeTime),
+		slog.Duration("wall_time", u.WallTime),
+		slog.Int64("peak_memory_bytes", u.PeakMemoryBytes),
+		slog.Int("calls", u.Calls),
+		slog.Int64("log_bytes", u.LogBytes))
 }

@@ -1,7 +1,10 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"log/slog"
 	"regexp"
 	"strings"
 	"testing"
@@ -364,4 +367,31 @@ return [r, (await alpha.add({a: 1, b: 2})).sum + (await beta.add({a: 3, b: 4})).
 	require.False(t, res.IsError)
 	// Every upstream's failures are ToolCallErrors: the namespaces share one class.
 	require.Equal(t, "[\n  [\n    true,\n    \"x\",\n    \"fail\",\n    true,\n    \"x\",\n    \"fail\"\n  ],\n  10\n]", res.Content[0].(*sdk.TextContent).Text)
+}
+
+// Every run_code call logs what the run cost.
+func TestServerLogsUsage(t *testing.T) {
+	u, _ := startUpstream(t, "local", testServer(nil))
+	var logs bytes.Buffer
+	s, err := NewServer(newRuntime(t, nil), []*Upstream{u}, &ServerOptions{Logger: slog.New(slog.NewJSONHandler(&logs, nil))})
+	require.NoError(t, err)
+	res := s.RunCode(context.Background(), `console.log("hi"); return await local.add({ a: 1, b: 2 })`)
+	require.False(t, res.IsError)
+	var entry struct {
+		Msg, Outcome string
+		Fuel         uint64
+		Calls        int
+		LogBytes     int64 `json:"log_bytes"`
+	}
+	for _, line := range bytes.Split(bytes.TrimSpace(logs.Bytes()), []byte("\n")) {
+		require.NoError(t, json.Unmarshal(line, &entry))
+		if entry.Msg == "run_code finished" {
+			break
+		}
+	}
+	require.Equal(t, "run_code finished", entry.Msg, logs.String())
+	require.Equal(t, "ok", entry.Outcome)
+	require.Equal(t, 1, entry.Calls)
+	require.Equal(t, int64(len(`"hi"`)), entry.LogBytes)
+	require.NotZero(t, entry.Fuel)
 }

@@ -216,6 +216,15 @@ type Outcome struct {
 	Message string
 	// FuelUsed is the fuel the run spent (see budget.FuelUnit).
 	FuelUsed uint64
+	// Busy is the guest's compute time and Wall the run's wall time.
+	Busy, Wall time.Duration
+	// PeakMemory is the most memory the run held at once, guest and host
+	// (see budget.Memory).
+	PeakMemory int64
+	// Calls is the number of binding calls the program made.
+	Calls int
+	// LogBytes is what the logs cost in the output ledger.
+	LogBytes int64
 }
 
 // Run runs one program in a fresh instance. It returns an error only for

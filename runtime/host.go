@@ -194,6 +194,7 @@ func (r *run) startCall(nsArg, memberArg, argsArg quickjs.Value, inPlace bool) i
 		return callRefused
 	}
 	c := &call{id: r.newCallID(), fn: fn, args: args, member: member}
+	r.calls++
 	r.pending = append(r.pending, c)
 	return c.id
 }

@@ -93,6 +93,7 @@ type run struct {
 	freeIDs     []int32    // call ids whose results were delivered, for reuse
 	nextTimerID int32
 	inflight    int
+	calls       int     // binding calls made, for Outcome.Calls
 	pending     []*call // made by the guest since it last yielded, not started yet
 	queue       []*call // waiting for a free MaxConcurrentCalls slot
 	timers      map[int32]*time.Timer
@@ -469,7 +470,12 @@ func (r *run) deliver(ev event) error {
 // outcome assembles the result, applying the output ledger to the value or
 // the failure message.
 func (r *run) outcome() Outcome {
-	o := Outcome{Logs: r.logs, Kind: r.kind, FuelUsed: r.fuelUsed}
+	now := time.Now()
+	o := Outcome{
+		Logs: r.logs, Kind: r.kind, FuelUsed: r.fuelUsed,
+		Busy: r.meter.Busy(now), Wall: r.meter.Wall(now), PeakMemory: r.mem.Peak(),
+		Calls: r.calls, LogBytes: r.ledger.LogBytes(),
+	}
 	if r.kind == "" {
 		o.Value = r.value
 		return o

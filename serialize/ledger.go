@@ -81,6 +81,10 @@ func NewLedger(limit int64) *Ledger {
 // FitsValue and FitMessage do not charge.
 func (l *Ledger) Used() int64 { return l.used }
 
+// LogBytes returns what the log entries cost: Used without the brackets of
+// the logs array.
+func (l *Ledger) LogBytes() int64 { return l.used - 2 }
+
 // Limit returns the cap given to NewLedger.
 func (l *Ledger) Limit() int64 { return l.limit }
 

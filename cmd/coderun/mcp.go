@@ -47,6 +47,7 @@ func runMCP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var upstreams upstreamFlags
 	fs.Var(&upstreams, "upstream", upstreamUsage)
 	httpAddr := fs.String("http", "", "serve streamable HTTP on `ADDR` (for example localhost:8080) instead of stdio")
+	logUsage := fs.Bool("log-usage", false, "log what each run cost (fuel, times, peak memory, calls, log bytes) to standard error")
 	registerConfigFlags(fs, &cfg)
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -55,7 +56,11 @@ func runMCP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return 2
 	}
-	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	level := slog.LevelWarn
+	if *logUsage {
+		level = slog.LevelInfo
+	}
+	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 
 	ups, err := upstreams.upstreams(stderr, logger)
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/coderun/coderun"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
 )
@@ -213,10 +214,17 @@ func TestRunWithUpstream(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	code := run([]string{"run", "--upstream", upstream, "../../examples/everything.ts"}, strings.NewReader(""), &stdout, &stderr)
 	require.Equal(t, 0, code, "stderr: %s", stderr.String())
+	var res map[string]json.RawMessage
+	require.NoError(t, json.Unmarshal(stdout.Bytes(), &res))
+	var usage coderun.Usage
+	require.NoError(t, json.Unmarshal(res["usage"], &usage), "the result has its usage: %s", stdout.String())
+	require.Equal(t, 4, usage.Calls, "the example makes four calls")
+	delete(res, "usage")
+	out, _ := json.Marshal(res)
 	require.JSONEq(t, `{
   "value": {"answer": 42, "weatherFields": ["conditions", "humidity", "temperature"], "rejected": "get-structured-content"},
   "logs": ["Echo: hello from coderun"]
-}`, stdout.String())
+}`, string(out))
 }
 
 func TestMCPMisuse(t *testing.T) {
