@@ -20,7 +20,7 @@ func (h *nopHost) FuelYield(in *Instance, left int64) int64 { return 1 << 40 }
 
 // newInstance returns an initialized instance of the pristine module with
 // the passes Instantiate needs, served by h and closed when t ends.
-func newInstance(t *testing.T, h Host) *Instance {
+func newInstance(t testing.TB, h Host) *Instance {
 	t.Helper()
 	ctx := context.Background()
 	m, err := wasm.Decode(wasm.QuickJS())
