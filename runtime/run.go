@@ -368,16 +368,24 @@ func (r *run) guest(f func() error) {
 	case r.e.qe.IsMemoryTrap(err):
 		r.end(KindWorkerExit, budget.MemoryMessage(r.limits.MemoryBytes))
 	default:
-		r.end(KindWorkerExit, "worker error: "+trapReason(err))
+		r.end(KindWorkerExit, failureMessage(err))
 	}
 }
 
-func trapReason(err error) string {
+// failureMessage describes an instance failure that is neither the memory
+// cap nor an exit. A wasm trap there is the engine's fault, never the
+// program's: QuickJS traps only when its own code goes wrong (an access
+// out of bounds, an unreachable state), and the message says so, so that a
+// model does not look for the error in its program.
+func failureMessage(err error) string {
 	s := err.Error()
 	if i := strings.Index(s, "\n"); i >= 0 {
 		s = s[:i]
 	}
-	return strings.TrimPrefix(s, "wasm error: ")
+	if reason, ok := strings.CutPrefix(s, "wasm error: "); ok {
+		return "worker error: the JavaScript engine faulted (" + reason + "); this is an engine bug, not an error in the program"
+	}
+	return "worker error: " + s
 }
 
 // wait blocks until something happens, then delivers it to the guest.
