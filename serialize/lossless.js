@@ -114,8 +114,13 @@
     // prototype) has no own keys or the indices "0", "1", ... only.
     if ((n === 0 || keys[0] === "0") && ArrayBufferIsView(v)) throw REJECT;
     // Object.keys lists the enumerable string keys only: equal counts
-    // mean no symbol and no non-enumerable key.
+    // mean no symbol and no non-enumerable key — unless v is a proxy whose
+    // ownKeys trap answers each call differently, so every key is checked
+    // to be a string as well.
     if (ObjectKeys(v).length !== n) throw REJECT;
+    for (let i = 0; i < n; i++) {
+      if (typeof keys[i] !== "string") throw REJECT;
+    }
     // A Date or boxed Number/Boolean moved onto Object.prototype (or a null
     // prototype) has no own keys but a builtin tag. (Other exotic objects
     // moved there, e.g. a Map, are not detected: they print {}.) The tag is
