@@ -18,13 +18,36 @@
 
   const G = globalThis;
   const ObjectCreate = Object.create, ObjectDefineProperty = Object.defineProperty;
-  const ObjectSetPrototypeOf = Object.setPrototypeOf;
+  const ObjectSetPrototypeOf = Object.setPrototypeOf, ObjectGetPrototypeOf = Object.getPrototypeOf;
   const ObjectFreeze = Object.freeze, ObjectGetOwnPropertyDescriptor = Object.getOwnPropertyDescriptor;
   const ReflectApply = Reflect.apply, String_ = String, TypeError_ = TypeError, Error_ = Error;
   const ErrorIsError = Error.isError, Promise_ = Promise, PromisePrototypeThen = Promise.prototype.then;
   const NumberIsFinite = Number.isFinite, Number_ = Number;
   const FunctionPrototype = Function.prototype;
   const formatLogArgs = inspectLib.formatLogArgs, stringify = losslessLib.stringify;
+  const SymbolSpecies = Symbol.species;
+
+  // Nothing the prelude does after the program starts may consult what the
+  // program controls: property descriptors have null prototypes (an
+  // Object.prototype.get would otherwise make them accessors), and the
+  // program's promise gets an own "constructor" whose species is undefined,
+  // so that then() uses the intrinsic Promise without reading
+  // Promise.prototype.constructor or Promise[Symbol.species].
+  const speciesShield = ObjectFreeze({ __proto__: null, [SymbolSpecies]: undefined });
+
+  // CallSite.prototype.getFunction (Error.prepareStackTrace's call sites)
+  // would hand the program the function of every frame, the prelude's own
+  // included. Every frame of a program is strict-mode code, for which V8
+  // returns undefined; so does coderun, for every frame.
+  {
+    let site;
+    const before = Error_.prepareStackTrace;
+    Error_.prepareStackTrace = (e, sites) => { site = sites[0]; return ""; };
+    try { new Error_().stack; } finally { Error_.prepareStackTrace = before; }
+    ObjectDefineProperty(ObjectGetPrototypeOf(site), "getFunction", {
+      __proto__: null, value: function getFunction() { return undefined; }, writable: true, configurable: true,
+    });
+  }
 
   // Extract the raw proxy: the wrapper calls proxy.call(this, ...).
   let raw;
@@ -53,7 +76,7 @@
       value: makeLogger(i), writable: true, enumerable: true, configurable: true,
     });
   }
-  ObjectDefineProperty(G, "console", { value: console_, writable: true, configurable: true });
+  ObjectDefineProperty(G, "console", { __proto__: null, value: console_, writable: true, configurable: true });
 
   // Timers: waiting happens in the host.
   const timers = ObjectCreate(null);
@@ -73,8 +96,8 @@
       host(0, 0, 0, undefined, OP_CLEAR, id | 0);
     }
   }
-  ObjectDefineProperty(G, "setTimeout", { value: setTimeout, writable: true, configurable: true });
-  ObjectDefineProperty(G, "clearTimeout", { value: clearTimeout, writable: true, configurable: true });
+  ObjectDefineProperty(G, "setTimeout", { __proto__: null, value: setTimeout, writable: true, configurable: true });
+  ObjectDefineProperty(G, "clearTimeout", { __proto__: null, value: clearTimeout, writable: true, configurable: true });
 
   let settled = false;
   function done(kind, payload) {
@@ -131,17 +154,24 @@
       constructor(message, member) {
         super(message);
         if (prop !== "" && member !== undefined) {
-          ObjectDefineProperty(this, prop, { value: member, writable: true, enumerable: true, configurable: true });
+          ObjectDefineProperty(this, prop, { __proto__: null, value: member, writable: true, enumerable: true, configurable: true });
         }
       }
     };
-    ObjectDefineProperty(C, "name", { value: name, configurable: true });
-    ObjectDefineProperty(C.prototype, "name", { value: name, writable: true, configurable: true });
+    ObjectDefineProperty(C, "name", { __proto__: null, value: name, configurable: true });
+    ObjectDefineProperty(C.prototype, "name", { __proto__: null, value: name, writable: true, configurable: true });
     return C;
   }
+  // rejection makes the error a rejected call settles with. Making an Error
+  // runs the program's Error.prepareStackTrace, if it set one: what that
+  // throws becomes the rejection instead.
   function rejection(ns, member, message) {
-    if (ns.cls === undefined) return new Error_(message);
-    return new ns.cls(message, member);
+    try {
+      if (ns.cls === undefined) return new Error_(message);
+      return new ns.cls(message, member);
+    } catch (e) {
+      return e;
+    }
   }
   // capture is the executor of every binding call's promise: it hands the
   // resolving functions over without a closure per call.
@@ -184,7 +214,7 @@
       const obj = ObjectCreate(null);
       for (let j = 0; j < s.m.length; j++) {
         const member = s.m[j];
-        ObjectDefineProperty(obj, member, { value: makeMember(ns, i, member, j), enumerable: true, writable: false, configurable: false });
+        ObjectDefineProperty(obj, member, { __proto__: null, value: makeMember(ns, i, member, j), enumerable: true, writable: false, configurable: false });
       }
       ObjectFreeze(obj);
       params[params.length] = obj;
@@ -221,6 +251,7 @@
       const params = b === undefined ? [] : buildBindings(b); // undefined: no bindings
       let p;
       try { p = ReflectApply(a, undefined, params); } catch (e) { return fail(e); }
+      ObjectDefineProperty(p, "constructor", { __proto__: null, value: speciesShield });
       ReflectApply(PromisePrototypeThen, p, [finish, fail]);
     }
   };
