@@ -190,6 +190,10 @@ const (
 	callNeedsText = -2 // the value is not read in place: print it and call again
 	callTooBig    = -3 // the argument's text is over MaxArgumentBytes
 	callNoMemory  = -4 // a copy of the argument does not fit in the run's memory
+
+	// callInterrupted: the run ended while the argument was read (never
+	// returned to the guest).
+	callInterrupted = -100
 )
 
 // callCost is what the run's memory is charged for a call besides its
@@ -244,7 +248,7 @@ func (r *run) startCall(nsArg, memberArg, argsArg quickjs.Value, inPlace bool) i
 	} else {
 		code := int32(0)
 		viewed := r.viewText(argsArg, func(b []byte) { args, code = r.readArgument(b) })
-		if !viewed || r.ended {
+		if !viewed || code == callInterrupted {
 			panic(errEnded)
 		}
 		if code != 0 {
@@ -258,20 +262,20 @@ func (r *run) startCall(nsArg, memberArg, argsArg quickjs.Value, inPlace bool) i
 
 // readArgument admits and copies the argument text b, a view of the
 // guest's memory, and checks the copy. On a refusal it returns its code and
-// keeps nothing charged; the run may also have ended meanwhile.
+// keeps nothing charged; callInterrupted if the run ended meanwhile.
 func (r *run) readArgument(b []byte) ([]byte, int32) {
 	if code := r.admitArgument(len(b), len(b)); code != 0 {
 		return nil, code
 	}
 	args := r.copyText(b)
 	if args == nil {
-		return nil, 0 // the run ended
+		return nil, callInterrupted
 	}
 	switch err := r.checkText(args); err {
 	case nil:
 		return args, 0
 	case errPaused:
-		return nil, 0
+		return nil, callInterrupted
 	}
 	r.mem.Release(callCost + int64(len(b)))
 	return nil, callRefused
