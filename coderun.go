@@ -46,8 +46,9 @@ type Config struct {
 	// of UTF-8; a larger program fails as an exception (SyntaxError) before
 	// anything compiles it.
 	MaxProgramBytes int64
-	// MaxArgumentBytes caps the JSON text of one binding call's argument; a
-	// larger argument rejects the call in the program.
+	// MaxArgumentBytes caps the JSON text of one binding call's argument, in
+	// bytes of UTF-8; a larger argument rejects the call in the program with
+	// a message naming the limit. At least 2.
 	MaxArgumentBytes int64
 	// CacheDir is where the rewritten QuickJS module, the pre-initialized
 	// snapshot and wazero's compiled code are cached between processes; ""

@@ -82,6 +82,8 @@ type Engine struct {
 	ready   chan *quickjs.Instance
 	filler  sync.WaitGroup
 	running atomic.Int64
+
+	hooks testHooks // for this package's tests only
 }
 
 // New validates the limits and compiles the engine.

@@ -64,6 +64,12 @@ func (r *run) Call(in *quickjs.Instance, args []quickjs.Value) quickjs.Value {
 			return quickjs.Int(r.doneInPlace(args[1]))
 		}
 		return quickjs.Int(callNeedsText)
+	case opRefusal:
+		if len(args) == 2 {
+			if which, ok := intArg(args[1]); ok {
+				return r.refusalFigure(which)
+			}
+		}
 	}
 	return quickjs.Int(0)
 }
@@ -83,14 +89,15 @@ func (r *run) viewString(v quickjs.Value, f func([]byte)) {
 }
 
 // log appends one entry through the output ledger; the first entry that does
-// not fit ends the run at once.
+// not fit ends the run at once, as does one that does not fit in the run's
+// memory.
 func (r *run) log(b []byte) {
 	if r.ended {
 		panic(errEnded)
 	}
-	text, fit := r.ledger.AddLog(b)
-	if fit != serialize.FitNone {
-		r.logs = append(r.logs, text)
+	text, fit := r.ledger.ChargeLog(b)
+	if fit != serialize.FitNone && !r.logs.add(text, b) {
+		r.stop(KindWorkerExit, budget.MemoryMessage(r.limits.MemoryBytes))
 	}
 	if fit != serialize.FitWhole {
 		r.stop(KindOutputLimit, serialize.OutputLimitMessage(r.limits.MaxOutputBytes))
@@ -100,7 +107,9 @@ func (r *run) log(b []byte) {
 func (r *run) done(kind int, payload quickjs.Value) {
 	switch kind {
 	case doneValue:
-		r.viewString(payload, func(b []byte) { r.settleValue(b, false) })
+		if !r.viewText(payload, r.settleText) {
+			panic(errEnded)
+		}
 	case doneNone:
 		r.end("", "")
 	case doneThrow:
@@ -114,26 +123,37 @@ func (r *run) done(kind int, payload quickjs.Value) {
 	}
 }
 
-// settleValue ends the run with the completion value b, the compact JSON
-// text of the program's value, if the output ledger has room for it. It
-// keeps b itself when owned is set, else a copy (b is a view of the
-// guest's memory).
-func (r *run) settleValue(b []byte, owned bool) {
+// settleText ends the run with the completion value b, a view of the
+// compact JSON text of the program's value printed by the guest, if the
+// output ledger has room for it and the run's memory for a copy, which is
+// made in pieces (see textPiece).
+func (r *run) settleText(b []byte) {
 	if !r.ledger.FitsValue(int64(len(b))) {
 		r.end(KindOutputLimit, serialize.OutputLimitMessage(r.limits.MaxOutputBytes))
 		return
 	}
-	if !owned {
-		b = append([]byte(nil), b...)
+	if !r.mem.Charge(int64(len(b))) {
+		r.end(KindWorkerExit, budget.MemoryMessage(r.limits.MemoryBytes))
+		return
 	}
+	if v := r.copyText(b); v != nil {
+		r.settleValue(v)
+	}
+}
+
+// settleValue ends the run with the completion value b, the compact JSON
+// text of the program's value, which the host owns and has charged to the
+// run's memory.
+func (r *run) settleValue(b []byte) {
 	r.value = b
 	r.end("", "")
 }
 
-// maxValueInPlace bounds the text of a program's value that the host reads
-// in place (see doneInPlace): larger values go to the guest's printer,
-// which spends fuel and can be interrupted, so that no run's end holds the
-// host for more than about a millisecond.
+// maxValueInPlace bounds the text of a program's value, and of a binding
+// call's argument, that the host reads in place (see doneInPlace and
+// startCall): larger values go to the guest's printer, which spends fuel
+// and can be interrupted, so that no run's end holds the host for more
+// than about a millisecond.
 const maxValueInPlace = 256 << 10
 
 // doneInPlace settles the run with the program's value v if
@@ -150,21 +170,52 @@ func (r *run) doneInPlace(v quickjs.Value) int32 {
 	if !ok || serialize.CheckJSON(b) != nil {
 		return callNeedsText
 	}
-	r.settleValue(b, true)
+	if !r.ledger.FitsValue(int64(len(b))) {
+		r.end(KindOutputLimit, serialize.OutputLimitMessage(r.limits.MaxOutputBytes))
+		return 0
+	}
+	if !r.mem.Charge(int64(cap(b))) {
+		r.end(KindWorkerExit, budget.MemoryMessage(r.limits.MemoryBytes))
+		return 0
+	}
+	r.settleValue(b)
 	return 0
 }
 
-// Results of startCall besides a call id.
+// Results of startCall besides a call id. The guest rejects a refused
+// call; for callTooBig and callNoMemory it asks refusalFigure for the
+// figures its message names.
 const (
-	callRefused   = -1 // not a valid call: the guest rejects it
+	callRefused   = -1 // not a valid call, or its argument is not lossless JSON
 	callNeedsText = -2 // the value is not read in place: print it and call again
+	callTooBig    = -3 // the argument's text is over MaxArgumentBytes
+	callNoMemory  = -4 // a copy of the argument does not fit in the run's memory
+
+	// callInterrupted: the run ended while the argument was read (never
+	// returned to the guest).
+	callInterrupted = -100
 )
+
+// callCost is what the run's memory is charged for a call besides its
+// argument and result: the call's record, its completion, and a rejection
+// message of the host's making.
+const callCost = 256
+
+// refusal holds the figures of the last callTooBig or callNoMemory.
+type refusal struct{ bytes, limit int64 }
 
 // startCall validates a binding call and records it as pending; it starts
 // when the guest yields (see wait) or, if the guest keeps computing, at its
 // next fuel yield. The arguments are JSON text, or, when inPlace is set, the
-// value itself, which is printed here if quickjs.AppendPlainJSON can read it.
-// It returns the call id, callRefused or callNeedsText.
+// value itself, which is printed here if quickjs.AppendPlainJSONUpTo can
+// read it within maxValueInPlace bytes. It returns the call id or one of the
+// results above.
+//
+// The host's copy of the arguments is charged to the run's memory from the
+// moment it is made until the call returns, before which it is checked
+// against MaxArgumentBytes; a call whose copy is too big or does not fit
+// is refused, and the guest rejects it with a message naming the limit.
+// Big texts are copied and checked in pieces (see textPiece).
 func (r *run) startCall(nsArg, memberArg, argsArg quickjs.Value, inPlace bool) int32 {
 	ns, ok1 := intArg(nsArg)
 	m, ok2 := intArg(memberArg)
@@ -182,21 +233,78 @@ func (r *run) startCall(nsArg, memberArg, argsArg quickjs.Value, inPlace bool) i
 	var args []byte
 	if inPlace {
 		var ok bool
-		if args, ok = r.in.AppendPlainJSON(nil, argsArg); !ok {
+		if args, ok = r.in.AppendPlainJSONUpTo(nil, argsArg, maxValueInPlace); !ok {
 			return callNeedsText
 		}
+		if code := r.admitArgument(len(args), cap(args)); code != 0 {
+			return code
+		}
+		// Also for text printed here: Go's rules for arguments are stricter
+		// than the guest's (no lone surrogate, no number beyond 2^53).
+		if serialize.CheckJSON(args) != nil {
+			r.mem.Release(callCost + int64(cap(args)))
+			return callRefused
+		}
 	} else {
-		r.viewString(argsArg, func(b []byte) { args = append([]byte(nil), b...) })
-	}
-	// Also for text printed here: Go's rules for arguments are stricter
-	// than the guest's (no lone surrogate, no number beyond 2^53).
-	if serialize.CheckJSON(args) != nil {
-		return callRefused
+		code := int32(0)
+		viewed := r.viewText(argsArg, func(b []byte) { args, code = r.readArgument(b) })
+		if !viewed || code == callInterrupted {
+			panic(errEnded)
+		}
+		if code != 0 {
+			return code
+		}
 	}
 	c := &call{id: r.newCallID(), fn: fn, args: args, member: member}
 	r.calls++
 	r.pending = append(r.pending, c)
 	return c.id
+}
+
+// readArgument admits and copies the argument text b, a view of the
+// guest's memory, and checks the copy. On a refusal it returns its code and
+// keeps nothing charged; callInterrupted if the run ended meanwhile.
+func (r *run) readArgument(b []byte) ([]byte, int32) {
+	if code := r.admitArgument(len(b), len(b)); code != 0 {
+		return nil, code
+	}
+	args := r.copyText(b)
+	if args == nil {
+		return nil, callInterrupted
+	}
+	switch err := r.checkText(args); err {
+	case nil:
+		return args, 0
+	case errPaused:
+		return nil, callInterrupted
+	}
+	r.mem.Release(callCost + int64(len(b)))
+	return nil, callRefused
+}
+
+// admitArgument checks an argument whose text is n bytes against
+// MaxArgumentBytes, and charges the run's memory for a call whose copy of
+// it holds size bytes. It returns 0, or the refusal's code.
+func (r *run) admitArgument(n, size int) int32 {
+	if int64(n) > r.limits.MaxArgumentBytes {
+		r.refused = refusal{bytes: int64(n), limit: r.limits.MaxArgumentBytes}
+		return callTooBig
+	}
+	if !r.mem.Charge(callCost + int64(size)) {
+		r.refused = refusal{bytes: int64(n), limit: r.limits.MemoryBytes}
+		return callNoMemory
+	}
+	return 0
+}
+
+// refusalFigure returns a figure of the last refusal for the guest's
+// message: its bytes (which 0) or the limit it broke (which 1).
+func (r *run) refusalFigure(which int) quickjs.Value {
+	f := r.refused.bytes
+	if which == 1 {
+		f = r.refused.limit
+	}
+	return quickjs.Float64(float64(f))
 }
 
 // launchPending starts the calls the guest made since it last yielded, in
@@ -239,9 +347,9 @@ func (r *run) startQueued() {
 // result is handed to the run loop, or dropped if the run has settled.
 func (r *run) launch(c *call) {
 	r.inflight++
-	ctx, events, finished := r.ctx, r.events, r.finished
+	ctx, events, finished, mem := r.ctx, r.events, r.finished, r.mem
 	go func() {
-		ev := invoke(ctx, c)
+		ev := invoke(ctx, c, mem)
 		select {
 		case events <- ev:
 		case <-finished:
@@ -249,12 +357,24 @@ func (r *run) launch(c *call) {
 	}()
 }
 
-func invoke(ctx context.Context, c *call) (ev event) {
+// invoke makes the call. From then on the run's memory is charged for the
+// result instead of the argument, until the result is delivered (see
+// wait); a result that does not fit becomes a rejection that says so.
+func invoke(ctx context.Context, c *call, mem *budget.Memory) (ev event) {
 	ev.id = c.id
 	defer func() {
 		if p := recover(); p != nil {
 			ev.kind = evReject
 			ev.payload = jsonString(fmt.Sprintf("binding %q panicked: %v", c.member, p))
+		}
+		mem.Release(int64(cap(c.args)))
+		c.args = nil
+		ev.charge = callCost
+		if n := int64(len(ev.payload)); !mem.Charge(n) {
+			ev.kind = evReject
+			ev.payload = jsonString(fmt.Sprintf("binding result of %d bytes does not fit in the run's memory budget (MemoryBytes %d)", n, mem.Limit()))
+		} else {
+			ev.charge += n
 		}
 	}()
 	res, err := c.fn(ctx, c.args)
@@ -268,9 +388,20 @@ func invoke(ctx context.Context, c *call) (ev event) {
 	return ev
 }
 
-// checkResult turns a resolution that is not lossless JSON into a rejection.
-func checkResult(ev *event) {
-	if ev.kind == evResolve && (ev.payload == nil || serialize.CheckJSON(ev.payload) != nil) {
+// checkResult turns a resolution that is not lossless JSON into a
+// rejection; a big one is checked in pieces, and the run may end
+// meanwhile.
+func (r *run) checkResult(ev *event) {
+	if ev.kind != evResolve {
+		return
+	}
+	if ev.payload == nil {
+		ev.kind, ev.payload = evReject, jsonString("binding resolution must be lossless JSON")
+		return
+	}
+	switch err := r.checkText(ev.payload); err {
+	case nil, errPaused:
+	default:
 		ev.kind, ev.payload = evReject, jsonString("binding resolution must be lossless JSON")
 	}
 }

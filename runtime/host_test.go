@@ -95,6 +95,8 @@ func TestForgedHostCalls(t *testing.T) {
 		out.push(raw(0, 0, 0, undefined, 7, [2**60]));                   // read in place, not lossless for Go
 		out.push(raw(0, 0, 0, undefined, 7, {a: -0}));                   // -0: the guest decides
 		out.push(raw(0, 0, 0, undefined, 7));                            // too few operands
+		out.push(raw(0, 0, 0, undefined, 8, 1));                         // the figures of no refusal
+		out.push(raw(0, 0, 0, undefined, 8, {}));                        // figure of a wrong type
 		return JSON.stringify(out);
 	})`, "forge.js", 0)
 	require.NoError(t, err)
@@ -104,7 +106,7 @@ func TestForgedHostCalls(t *testing.T) {
 	require.NoError(t, err)
 	s, err := r.in.String(v)
 	require.NoError(t, err)
-	require.Equal(t, `[-1,-1,-1,-1,-1,-1,-1,-1,0,0,-1,-1,0,0,0,-1,-2,-1,0,-2,-2,-2,-2]`, s)
+	require.Equal(t, `[-1,-1,-1,-1,-1,-1,-1,-1,0,0,-1,-1,0,0,0,-1,-2,-1,0,-2,-2,-2,-2,0,0]`, s)
 	require.Zero(t, calls.Load(), "no forged call may reach a host function")
 	require.False(t, r.ended)
 

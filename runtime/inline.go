@@ -113,7 +113,7 @@ func (r *run) callInline() (event, bool) {
 		r.pending = append(r.pending, c)
 		return event{}, false
 	}
-	ev := invoke(r.ctx, c)
+	ev := invoke(r.ctx, c, r.mem)
 	r.reclaim()
 	return ev, true
 }

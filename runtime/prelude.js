@@ -12,7 +12,8 @@
 (function (wrapper, inspectLib, losslessLib) {
   "use strict";
   const OP_LOG = 1, OP_CALL = 2, OP_TIMER = 3, OP_CLEAR = 4, OP_DONE = 5, OP_CALL_VALUE = 6, OP_DONE_VALUE = 7;
-  const CALL_NEEDS_TEXT = -2;
+  const OP_REFUSAL = 8;
+  const CALL_NEEDS_TEXT = -2, CALL_TOO_BIG = -3, CALL_NO_MEMORY = -4;
   const DONE_VALUE = 0, DONE_NONE = 1, DONE_THROW = 2, DONE_INVALID = 3, DONE_UNRENDERABLE = 4;
   const START = 1, DELIVER = 2, RENDER = 3;
 
@@ -180,9 +181,19 @@
     capturedResolve = resolve;
     capturedReject = reject;
   }
+  // refusal is the message of a call the host refused (id < 0): for one
+  // too big for a limit, the host tells the argument's size and the limit.
+  function refusal(id) {
+    if (id !== CALL_TOO_BIG && id !== CALL_NO_MEMORY) return "binding arguments must be lossless JSON";
+    const bytes = host(0, 0, 0, undefined, OP_REFUSAL, 0), limit = host(0, 0, 0, undefined, OP_REFUSAL, 1);
+    if (id === CALL_TOO_BIG) {
+      return "binding argument is " + bytes + " bytes, over the limit of " + limit + " bytes (MaxArgumentBytes)";
+    }
+    return "binding argument of " + bytes + " bytes does not fit in the run's memory budget (MemoryBytes " + limit + ")";
+  }
   function makeMember(ns, nsIndex, member, memberIndex) {
     const info = { ns, member };
-    const badArguments = () => new Promise_((_, reject) => reject(rejection(ns, member, "binding arguments must be lossless JSON")));
+    const badArguments = (id) => new Promise_((_, reject) => reject(rejection(ns, member, refusal(id))));
     return function (args) {
       // The host reads small plain values in place (no code of the program
       // can run meanwhile); it hands every other value back to be checked
@@ -190,12 +201,13 @@
       let id = host(0, 0, 0, undefined, OP_CALL_VALUE, nsIndex, memberIndex, args);
       if (id === CALL_NEEDS_TEXT) {
         const json = stringify(args); // never throws; undefined when args is not lossless (or missing)
-        if (json === undefined) return badArguments();
+        if (json === undefined) return badArguments(-1);
         id = host(0, 0, 0, undefined, OP_CALL, nsIndex, memberIndex, json);
       }
       // The host refuses what the guest accepts as a value but a binding
-      // cannot take: a lone surrogate, a number beyond 2^53.
-      if (id < 0) return badArguments();
+      // cannot take: a lone surrogate, a number beyond 2^53; and an
+      // argument too big for MaxArgumentBytes or the run's memory.
+      if (id < 0) return badArguments(id);
       const p = new Promise_(capture);
       callResolve[id] = capturedResolve;
       callReject[id] = capturedReject;

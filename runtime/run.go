@@ -28,6 +28,8 @@ const (
 	opCallValue = 6
 	// opDoneValue is opDone with the completion value instead of its text.
 	opDoneValue = 7
+	// opRefusal returns a figure of the last call refused for its size.
+	opRefusal = 8
 )
 
 // Completion kinds reported by the prelude with opDone.
@@ -62,6 +64,7 @@ type event struct {
 	id      int32
 	kind    int
 	payload []byte // JSON text
+	charge  int64  // charged to the run's memory until delivered (see invoke)
 }
 
 type call struct {
@@ -81,7 +84,9 @@ type run struct {
 	meter    *budget.Meter
 	mem      *budget.Memory // the run's memory, guest and host, against MemoryBytes
 	ledger   *serialize.Ledger
-	logs     []string
+	logs     logStore
+	refused  refusal // see refusalFigure
+	pieces   int     // pieces of big texts read so far (see pace)
 	source   string
 	program  *transpile.Program
 
@@ -116,7 +121,7 @@ type run struct {
 }
 
 func newRun(ctx context.Context, e *Engine, source string, bindings []Binding) *run {
-	return &run{
+	r := &run{
 		e:        e,
 		source:   source,
 		ctx:      ctx,
@@ -125,11 +130,12 @@ func newRun(ctx context.Context, e *Engine, source string, bindings []Binding) *
 		meter:    budget.NewMeter(e.limits, time.Now()),
 		mem:      budget.NewMemory(e.limits.MemoryBytes),
 		ledger:   serialize.NewLedger(e.limits.MaxOutputBytes),
-		logs:     []string{},
 		timers:   map[int32]*time.Timer{},
 		events:   make(chan event, 64),
 		finished: make(chan struct{}),
 	}
+	r.logs.mem = r.mem
+	return r
 }
 
 // end decides the outcome; the first decision wins.
@@ -410,9 +416,14 @@ func (r *run) wait() {
 				r.inflight--
 				r.freeIDs = append(r.freeIDs, ev.id)
 				r.startQueued()
-				checkResult(&ev)
+				r.checkResult(&ev)
+				if r.ended {
+					return nil
+				}
 			}
-			if err := r.deliver(ev); err != nil || r.ended {
+			err := r.deliver(ev)
+			r.mem.Release(ev.charge)
+			if err != nil || r.ended {
 				return err
 			}
 		}
@@ -480,9 +491,12 @@ func (r *run) deliver(ev event) error {
 func (r *run) outcome() Outcome {
 	now := time.Now()
 	o := Outcome{
-		Logs: r.logs, Kind: r.kind, FuelUsed: r.fuelUsed,
+		Logs: r.logs.strings(), Kind: r.kind, FuelUsed: r.fuelUsed,
 		Busy: r.meter.Busy(now), Wall: r.meter.Wall(now), PeakMemory: r.mem.Peak(),
 		Calls: r.calls, LogBytes: r.ledger.LogBytes(),
+	}
+	if r.e.hooks.ended != nil {
+		r.e.hooks.ended(r)
 	}
 	if r.kind == "" {
 		o.Value = r.value

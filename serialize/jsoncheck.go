@@ -81,7 +81,15 @@ func (e *JSONError) Unwrap() error { return e.Err }
 // call stack. Duplicate keys are found by linear search in small objects and
 // by a hash table in larger ones; both live in buffers that start on the
 // goroutine stack, so typical documents are checked without allocating.
+// CheckJSONPaced checks big texts in pieces.
 func CheckJSON(b []byte) error {
+	p := unpaced(b)
+	return check(b, &p)
+}
+
+// check is CheckJSON paced by p. When one of p's pauses fails, it returns
+// at once, with an error that its caller replaces with p.err.
+func check(b []byte, p *pacer) error {
 	// The stacks start in these arrays, which stay on the goroutine stack
 	// because only local variables ever point into them.
 	var (
@@ -95,7 +103,10 @@ func CheckJSON(b []byte) error {
 	objs := objsBuf[:0]   // open objects, innermost last
 	ks := keyStack{keys: keysBuf[:0], slots: slotsBuf[:0], arena: arenaBuf[:0]}
 
-	i := skipSpace(b, 0)
+	i := p.skipSpace(b, 0)
+	if p.err != nil {
+		return p.err
+	}
 	if i == len(b) {
 		return syntaxError(i, "empty input")
 	}
@@ -107,15 +118,15 @@ value:
 		}
 		switch ch := b[i]; {
 		case ch == '"':
-			if i, _, err = checkString(b, i); err != nil {
+			if i, _, err = checkString(b, i, p); err != nil {
 				return err
 			}
 		case ch == '-' || ch >= '0' && ch <= '9':
-			if i, err = checkNumber(b, i); err != nil {
+			if i, err = checkNumber(b, i, p); err != nil {
 				return err
 			}
 		case ch == '{':
-			i = skipSpace(b, i+1)
+			i = p.skipSpace(b, i+1)
 			if i < len(b) && b[i] == '}' {
 				i++
 				break
@@ -123,13 +134,13 @@ value:
 			kinds = append(kinds, inObject)
 			objs = append(objs, object{keys: len(ks.keys), arena: len(ks.arena)})
 			var k keyRef
-			if k, i, ks.arena, err = checkKey(b, i, ks.arena); err != nil {
+			if k, i, ks.arena, err = checkKey(b, i, ks.arena, p); err != nil {
 				return err
 			}
 			ks.keys = append(ks.keys, k) // the first key cannot be a duplicate
 			continue value
 		case ch == '[':
-			i = skipSpace(b, i+1)
+			i = p.skipSpace(b, i+1)
 			if i < len(b) && b[i] == ']' {
 				i++
 				break
@@ -154,7 +165,10 @@ value:
 
 		// After a value: close containers until a comma or the end.
 		for {
-			i = skipSpace(b, i)
+			i = p.skipSpace(b, i)
+			if p.err != nil {
+				return p.err
+			}
 			depth := len(kinds)
 			if depth == 0 {
 				if i < len(b) {
@@ -168,11 +182,11 @@ value:
 			kind := kinds[depth-1]
 			switch ch := b[i]; {
 			case ch == ',':
-				i = skipSpace(b, i+1)
+				i = p.skipSpace(b, i+1)
 				if kind == inObject {
 					off := i
 					var k keyRef
-					if k, i, ks.arena, err = checkKey(b, i, ks.arena); err != nil {
+					if k, i, ks.arena, err = checkKey(b, i, ks.arena, p); err != nil {
 						return err
 					}
 					if ks, err = ks.add(b, &objs[len(objs)-1], k, off); err != nil {
@@ -299,14 +313,14 @@ func (ks keyStack) rehash(b []byte, o *object, size int) keyStack {
 // checkKey checks the object key at b[i] and the colon after it, and returns
 // the decoded key (in b, or appended to arena if it had escapes), the offset
 // of the value, and the arena.
-func checkKey(b []byte, i int, arena []byte) (k keyRef, next int, _ []byte, _ error) {
+func checkKey(b []byte, i int, arena []byte, p *pacer) (k keyRef, next int, _ []byte, _ error) {
 	if i >= len(b) {
 		return k, i, arena, syntaxError(i, "unexpected end of input")
 	}
 	if b[i] != '"' {
 		return k, i, arena, syntaxError(i, "expected a string key, found "+describe(b[i]))
 	}
-	end, escaped, err := checkString(b, i)
+	end, escaped, err := checkString(b, i, p)
 	if err != nil {
 		return k, i, arena, err
 	}
@@ -317,25 +331,37 @@ func checkKey(b []byte, i int, arena []byte) (k keyRef, next int, _ []byte, _ er
 	} else {
 		k = keyRef{off: i + 1, end: end - 1}
 	}
-	j := skipSpace(b, end)
+	j := p.skipSpace(b, end)
+	if p.err != nil {
+		return k, j, arena, p.err
+	}
 	if j >= len(b) {
 		return k, j, arena, syntaxError(j, "unexpected end of input")
 	}
 	if b[j] != ':' {
 		return k, j, arena, syntaxError(j, "expected ':' after object key, found "+describe(b[j]))
 	}
-	return k, skipSpace(b, j+1), arena, nil
+	return k, p.skipSpace(b, j+1), arena, p.err
 }
 
 // checkString checks the string whose opening quote is at b[i] and returns the
-// offset just past its closing quote, and whether it has escapes.
-func checkString(b []byte, i int) (end int, escaped bool, err error) {
+// offset just past its closing quote, and whether it has escapes. It scans
+// no further than p.next before p lets it go on.
+func checkString(b []byte, i int, p *pacer) (end int, escaped bool, err error) {
 	start := i
 	i++
 	for {
-		i += plainPrefix(b[i:])
-		if i >= len(b) {
-			return i, escaped, syntaxError(start, "unterminated string")
+		if i >= p.next {
+			if !p.advance(len(b), i) {
+				if p.err != nil {
+					return i, escaped, p.err
+				}
+				return i, escaped, syntaxError(start, "unterminated string")
+			}
+			continue
+		}
+		if i += plainPrefix(b[i:p.next]); i >= p.next {
+			continue
 		}
 		switch ch := b[i]; {
 		case ch == '"':
@@ -462,7 +488,7 @@ func checkLiteral(b []byte, i int, word string) (int, error) {
 const maxSafe = "9007199254740992"
 
 // checkNumber checks the number at b[i] and returns the offset just past it.
-func checkNumber(b []byte, i int) (int, error) {
+func checkNumber(b []byte, i int, pc *pacer) (int, error) {
 	start := i
 	neg := b[i] == '-'
 	if neg {
@@ -476,7 +502,7 @@ func checkNumber(b []byte, i int) (int, error) {
 			return i, syntaxError(start, "invalid number, leading zero")
 		}
 	case i < len(b) && b[i] >= '1' && b[i] <= '9':
-		i = skipDigits(b, i+1)
+		i = pc.skipDigits(b, i+1)
 	default:
 		return i, syntaxError(start, "invalid number")
 	}
@@ -484,7 +510,7 @@ func checkNumber(b []byte, i int) (int, error) {
 	fracStart, fracEnd := i, i
 	if i < len(b) && b[i] == '.' {
 		fracStart = i + 1
-		fracEnd = skipDigits(b, fracStart)
+		fracEnd = pc.skipDigits(b, fracStart)
 		if fracEnd == fracStart {
 			return i, syntaxError(start, "invalid number, expected a digit after '.'")
 		}
@@ -499,10 +525,9 @@ func checkNumber(b []byte, i int) (int, error) {
 			i++
 		}
 		digits := i
-		for ; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
-			if exp < 1<<40 { // saturate: beyond this the answer is the same
-				exp = exp*10 + int64(b[i]-'0')
-			}
+		i = pc.skipDigits(b, i)
+		for j := digits; j < i && exp < 1<<40; j++ { // saturate: beyond this the answer is the same
+			exp = exp*10 + int64(b[j]-'0')
 		}
 		if i == digits {
 			return i, syntaxError(start, "invalid number, expected a digit in exponent")
@@ -512,6 +537,9 @@ func checkNumber(b []byte, i int) (int, error) {
 		}
 	}
 	end := i
+	if pc.err != nil {
+		return end, pc.err
+	}
 
 	// Fast path: a short integer.
 	if end == intEnd && intEnd-intStart < len(maxSafe) {
@@ -522,15 +550,23 @@ func checkNumber(b []byte, i int) (int, error) {
 	}
 
 	// The value is 0.d1d2d3... × 10^p, where d1 is the first nonzero digit.
-	lead := 0
-	for j := intStart; j < fracEnd; j++ {
-		if b[j] == '.' {
-			continue
+	lead, first := 0, intStart
+	if fracEnd-intStart <= 64 {
+		for ; first < fracEnd; first++ {
+			if b[first] == '.' {
+				continue
+			}
+			if b[first] != '0' {
+				break
+			}
+			lead++
 		}
-		if b[j] != '0' {
-			break
+	} else {
+		lead, first = pc.leadingZeros(b[intStart:fracEnd])
+		first += intStart
+		if pc.err != nil {
+			return end, pc.err
 		}
-		lead++
 	}
 	digits := (intEnd - intStart) + (fracEnd - fracStart)
 	if lead == digits { // zero
@@ -544,50 +580,43 @@ func checkNumber(b []byte, i int) (int, error) {
 	case p > 309:
 		return end, numberError(b, ErrNumberOverflow, start, end)
 	case p == 309:
-		if _, err := strconv.ParseFloat(string(b[start:end]), 64); err != nil {
+		if _, err := pc.parseFloat(b, start, end, first, fracEnd, p); err != nil {
 			return end, numberError(b, ErrNumberOverflow, start, end)
 		}
 		return end, numberError(b, ErrUnsafeInteger, start, end)
 	case p > int64(len(maxSafe)):
 		return end, numberError(b, ErrUnsafeInteger, start, end)
 	case p == int64(len(maxSafe)):
-		if !atMostMaxSafe(b[intStart:fracEnd], lead) {
+		if !atMostMaxSafe(b[first:fracEnd], pc) {
 			return end, numberError(b, ErrUnsafeInteger, start, end)
 		}
 	case neg && p < -320:
 		// Might round to -0; the smallest float64 is about 4.9e-324.
-		if f, _ := strconv.ParseFloat(string(b[start:end]), 64); f == 0 {
+		if f, _ := pc.parseFloat(b, start, end, first, fracEnd, p); f == 0 {
 			return end, numberError(b, ErrNegativeZero, start, end)
 		}
 	}
 	return end, nil
 }
 
-// atMostMaxSafe reports whether the significant digits of the mantissa m
-// (digits with at most one '.'), after skipping lead leading zeros, are at
-// most maxSafe when read as a 16-digit integer part.
-func atMostMaxSafe(m []byte, lead int) bool {
-	k := 0
-	for _, ch := range m {
+// atMostMaxSafe reports whether the significant digits m (with at most one
+// '.'), which start with a digit other than 0, are at most maxSafe when
+// read as a 16-digit integer part.
+func atMostMaxSafe(m []byte, pc *pacer) bool {
+	k, i := 0, 0
+	for ; i < len(m) && k < len(maxSafe); i++ {
+		ch := m[i]
 		if ch == '.' {
 			continue
 		}
-		if lead > 0 {
-			lead--
-			continue
+		if ch != maxSafe[k] {
+			return ch < maxSafe[k]
 		}
-		if k < len(maxSafe) {
-			if ch != maxSafe[k] {
-				return ch < maxSafe[k]
-			}
-			k++
-			continue
-		}
-		if ch != '0' { // equal to maxSafe so far, with more after
-			return false
-		}
+		k++
 	}
-	return true // equal, or shorter (padded with zeros, so smaller)
+	// Equal to maxSafe so far: anything but zeros after makes it bigger;
+	// equal, or shorter (padded with zeros, so smaller), is fine.
+	return pc.zerosOnly(m[i:])
 }
 
 func skipDigits(b []byte, i int) int {

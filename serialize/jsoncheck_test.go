@@ -71,6 +71,7 @@ func TestCheckJSONAccepts(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			require.NoError(t, CheckJSON([]byte(tc.in)))
+			requirePacedAgrees(t, []byte(tc.in))
 			require.True(t, json.Valid([]byte(tc.in)), "test case is valid JSON")
 		})
 	}
@@ -242,6 +243,7 @@ func TestCheckJSONRejects(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			err := CheckJSON([]byte(tc.in))
+			requirePacedAgrees(t, []byte(tc.in))
 			require.ErrorIs(t, err, tc.err)
 			for _, s := range sentinels {
 				if s != tc.err {
@@ -508,6 +510,7 @@ func FuzzCheckJSON(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		err := CheckJSON(b)
+		requirePacedAgrees(t, b)
 		valid := json.Valid(b)
 		if err == nil {
 			require.True(t, valid)

@@ -110,8 +110,41 @@ func (l *Ledger) Closed() bool { return l.closed }
 // as the remaining budget allows (at most a few bytes past it), so a huge
 // entry against a small cap costs time proportional to the cap.
 func (l *Ledger) AddLog(b []byte) (string, Fit) {
+	t, fit := l.ChargeLog(b)
+	return toString(b[:t.n], t.clean), fit
+}
+
+// LogText is the text that Ledger.ChargeLog kept of a log entry: a prefix
+// of the entry, with lone surrogates and invalid bytes to be replaced.
+type LogText struct {
+	n     int  // length of the prefix
+	clean bool // nothing to replace
+}
+
+// Len returns the length of the text in bytes: what AppendTo appends.
+func (t LogText) Len(b []byte) int {
+	if t.clean {
+		return t.n
+	}
+	return len(appendClean(nil, b[:t.n], false)) // rare: count by writing
+}
+
+// AppendTo appends the text to dst; b is the entry given to ChargeLog.
+func (t LogText) AppendTo(dst, b []byte) []byte { return appendClean(dst, b[:t.n], t.clean) }
+
+// ChargeLog is AddLog that returns the text to keep as a LogText, which
+// knows its length before it is copied: a run keeps all its entries in one
+// buffer that it grows itself.
+func (l *Ledger) ChargeLog(b []byte) (LogText, Fit) {
+	n, clean, fit := l.addLog(b)
+	return LogText{n: n, clean: clean}, fit
+}
+
+// addLog charges the entry b (see AddLog) and returns the length of the
+// prefix of b to keep, whether it is valid UTF-8, and the Fit.
+func (l *Ledger) addLog(b []byte) (n int, clean bool, fit Fit) {
 	if l.closed {
-		return "", FitNone
+		return 0, true, FitNone
 	}
 	overhead := int64(quoteCost)
 	if l.entries > 0 {
@@ -120,17 +153,16 @@ func (l *Ledger) AddLog(b []byte) (string, Fit) {
 	avail := l.limit - l.used - overhead
 	if avail < 0 {
 		l.closed = true
-		return "", FitNone
+		return 0, true, FitNone
 	}
 	n, cost, clean := scan(b, avail)
 	l.used += overhead + cost
 	l.entries++
-	text := toString(b[:n], clean)
 	if n < len(b) {
 		l.closed = true
-		return text, FitPrefix
+		return n, clean, FitPrefix
 	}
-	return text, FitWhole
+	return n, clean, FitWhole
 }
 
 // FitsValue reports whether a value whose compact JSON text is n bytes fits
@@ -268,7 +300,15 @@ func toString[T bytestring](s T, clean bool) string {
 	if clean {
 		return string(s)
 	}
-	buf := make([]byte, 0, len(s)+8)
+	return string(appendClean(make([]byte, 0, len(s)+8), s, false))
+}
+
+// appendClean appends s to dst, replacing lone surrogates and invalid bytes
+// with U+FFFD unless clean says there are none.
+func appendClean[T bytestring](dst []byte, s T, clean bool) []byte {
+	if clean {
+		return append(dst, s...)
+	}
 	start := 0
 	for i := 0; i < len(s); {
 		if s[i] < 0x80 {
@@ -277,14 +317,13 @@ func toString[T bytestring](s T, clean bool) string {
 		}
 		width, _, bad := decodeWTF8(s, i)
 		if bad {
-			buf = append(buf, s[start:i]...)
-			buf = append(buf, "\uFFFD"...)
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, "\uFFFD"...)
 			start = i + width
 		}
 		i += width
 	}
-	buf = append(buf, s[start:]...)
-	return string(buf)
+	return append(dst, s[start:]...)
 }
 
 // SWAR constants: one bit per byte.

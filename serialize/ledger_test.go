@@ -362,3 +362,24 @@ func BenchmarkAddLog(b *testing.B) {
 		}
 	}
 }
+
+// TestLedgerChargeLog checks that ChargeLog keeps what AddLog keeps, entry
+// after entry in one buffer, and charges alike.
+func TestLedgerChargeLog(t *testing.T) {
+	entries := [][]byte{[]byte("plain"), []byte(""), []byte("caf\xc3\xa9"), []byte("lone \xed\xa0\x80 surrogate"),
+		[]byte("bad \xff byte"), []byte("quote \" and \n"), []byte("a long entry that will not fit whole")}
+	for _, limit := range []int64{4, 10, 30, 60, 100, 1000} {
+		a, b := NewLedger(limit), NewLedger(limit)
+		var buf []byte
+		for _, e := range entries {
+			want, wantFit := a.AddLog(e)
+			start := len(buf)
+			text, fit := b.ChargeLog(e)
+			buf = text.AppendTo(buf, e)
+			require.Equal(t, wantFit, fit, "limit %d, entry %q", limit, e)
+			require.Equal(t, len(buf)-start, text.Len(e))
+			require.Equal(t, want, string(buf[start:]), "limit %d, entry %q", limit, e)
+			require.Equal(t, a.Used(), b.Used())
+		}
+	}
+}

@@ -379,6 +379,13 @@ func (in *Instance) ViewString(v Value, f func([]byte)) error {
 		f(b)
 		return nil
 	}
+	return in.ViewConverted(v, f)
+}
+
+// ViewConverted is ViewString without its shortcut for ASCII strings: the
+// guest always converts v, spending fuel rather than the host's time, which
+// suits a long string known not to be ASCII (see Latin1Chars).
+func (in *Instance) ViewConverted(v Value, f func([]byte)) error {
 	packedPtr, err := in.invoke(wasm.DispatchToCString, uint64(in.jsctx), uint64(v))
 	if err != nil {
 		return err
@@ -408,15 +415,7 @@ func (in *Instance) ViewString(v Value, f func([]byte)) error {
 // WTF-8 bytes). Binding arguments and results are, as a rule: this saves
 // three calls into the instance and an allocation in it.
 func (in *Instance) asciiChars(v Value) ([]byte, bool) {
-	if in.layout.StringChars == 0 || v.Tag() != TagString {
-		return nil, false
-	}
-	p := uint32(v)
-	hdr, ok := in.mem.ReadUint32Le(p + 4)
-	if !ok || hdr>>31 != 0 {
-		return nil, false // a wide string
-	}
-	b, ok := in.mem.Read(p+in.layout.StringChars, hdr&(1<<31-1))
+	b, ok := in.Latin1Chars(v)
 	if !ok {
 		return nil, false
 	}
@@ -426,6 +425,22 @@ func (in *Instance) asciiChars(v Value) ([]byte, bool) {
 		}
 	}
 	return b, true
+}
+
+// Latin1Chars returns the characters of v, read in place, when v is a
+// string stored with 8-bit characters, which are its WTF-8 bytes if all are
+// ASCII. Unlike ViewString it reads none of them: a caller with a long
+// string checks them itself, in pieces.
+func (in *Instance) Latin1Chars(v Value) ([]byte, bool) {
+	if in.layout.StringChars == 0 || v.Tag() != TagString {
+		return nil, false
+	}
+	p := uint32(v)
+	hdr, ok := in.mem.ReadUint32Le(p + 4)
+	if !ok || hdr>>31 != 0 {
+		return nil, false // a wide string
+	}
+	return in.mem.Read(p+in.layout.StringChars, hdr&(1<<31-1))
 }
 
 // String converts v to a Go string (WTF-8 bytes).

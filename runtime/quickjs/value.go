@@ -46,6 +46,11 @@ func (v Value) IsException() bool { return int32(uint64(v)>>32) == TagException 
 // Int returns a small integer value.
 func Int(i int32) Value { return Value(uint64(uint32(i))) }
 
+// Float64 returns a number value holding f (a NaN may not keep its bits).
+func Float64(f float64) Value {
+	return Value(math.Float64bits(f) - uint64(float64TagAddend)<<32)
+}
+
 // Bool returns a boolean value.
 func Bool(b bool) Value {
 	if b {

@@ -1,0 +1,113 @@
+package runtime
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/coderun/coderun/budget"
+	"github.com/coderun/coderun/runtime/quickjs"
+	"github.com/coderun/coderun/serialize"
+)
+
+// Big texts from the guest (a binding call's argument, the program's
+// value, a binding's result) are read, copied and checked in pieces of
+// textPiece bytes; between two pieces the run stops if its caller's ctx is
+// done, the engine is closing or the wall deadline passed. A piece takes
+// well under a millisecond to copy and at most a few to check (text that
+// is all multi-byte UTF-8 is the slowest), so a cancel is seen within
+// about one piece's time however long the text is.
+const textPiece = 256 << 10
+
+// testHooks let this package's tests watch a run at points no outcome
+// shows; production engines have none.
+type testHooks struct {
+	piece func(r *run) // after each piece of a big text
+	ended func(r *run) // when the run's outcome has been assembled
+}
+
+// pace is called after each piece of a big text: it ends the run, and
+// reports true, when it must stop (see interrupted).
+func (r *run) pace() bool {
+	r.pieces++
+	if r.e.hooks.piece != nil {
+		r.e.hooks.piece(r)
+	}
+	return r.interrupted()
+}
+
+// interrupted ends the run, and reports true, when the caller's ctx is
+// done, the engine is closing or the wall deadline passed.
+func (r *run) interrupted() bool {
+	select {
+	case <-r.ctx.Done():
+		r.end(KindAbort, context.Cause(r.ctx).Error())
+		return true
+	case <-r.e.closing:
+		r.end(KindAbort, "runtime disposed")
+		return true
+	default:
+	}
+	if !time.Now().Before(r.meter.WallDeadline()) {
+		r.end(KindTimeout, budget.WallMessage(r.limits.WallTime))
+		return true
+	}
+	return false
+}
+
+// viewText passes the WTF-8 bytes of the guest string v to f, as
+// quickjs.Instance.ViewString does, but reads a long 8-bit string in pieces
+// (see pace): only an ASCII string is viewed in place, and one that is not
+// is converted by the guest. It returns false if the run ended meanwhile.
+func (r *run) viewText(v quickjs.Value, f func([]byte)) bool {
+	chars, ok := r.in.Latin1Chars(v)
+	if !ok || len(chars) <= textPiece {
+		r.viewString(v, f)
+		return true
+	}
+	for i := 0; i < len(chars); i += textPiece {
+		if i > 0 && r.pace() {
+			return false
+		}
+		for _, c := range chars[i:min(i+textPiece, len(chars))] {
+			if c >= 0x80 {
+				if err := r.in.ViewConverted(v, f); err != nil {
+					panic(err)
+				}
+				return true
+			}
+		}
+	}
+	f(chars)
+	return true
+}
+
+// copyText returns a copy of b (a view of the guest's memory), made in
+// pieces; nil if the run ended meanwhile.
+func (r *run) copyText(b []byte) []byte {
+	dst := make([]byte, len(b))
+	for i := 0; i < len(b); i += textPiece {
+		if i > 0 && r.pace() {
+			return nil
+		}
+		copy(dst[i:], b[i:min(i+textPiece, len(b))])
+	}
+	return dst
+}
+
+// errPaused stops a paced check when the run ended.
+var errPaused = fmt.Errorf("coderun: run ended during a check")
+
+// checkText is serialize.CheckJSON for b, in pieces when b is big. When the
+// run ended meanwhile it returns errPaused.
+func (r *run) checkText(b []byte) error {
+	if len(b) <= textPiece {
+		return serialize.CheckJSON(b)
+	}
+	return serialize.CheckJSONPaced(b, textPiece, func() error {
+		if r.pace() {
+			return errPaused
+		}
+		return nil
+	})
+}
