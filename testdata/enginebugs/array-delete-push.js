@@ -2,6 +2,8 @@
 //   first released in v0.14.0.
 // bug: deleting the last element of a fast array freed it but left it
 //   counted; a later push made the freed slot readable again.
+// embedded build: not affected (the buggy fast path came with 7876eda,
+//   January 2026); kept as a guard for an engine upgrade.
 // expect: [3,false,true,true,2]
 const arr = [{ x: 0 }, { x: 1 }];
 delete arr[1];

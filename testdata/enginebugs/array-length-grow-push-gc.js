@@ -3,6 +3,8 @@
 // bug: growing a fast array's .length and then pushing left the fast array
 //   with a count covering uninitialized slots; the GC then marks and frees
 //   garbage values.
+// embedded build: not affected (the buggy fast path came with 7876eda,
+//   January 2026); kept as a guard for an engine upgrade.
 // expect: [0,30,246,2,false]
 const keep = [];
 for (let i = 0; i < 30; i++) {

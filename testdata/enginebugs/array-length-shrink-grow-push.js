@@ -2,6 +2,8 @@
 //   first released in v0.15.0.
 // bug: shrinking a fast array through .length frees the dropped elements,
 //   growing .length back and pushing made the freed elements readable.
+// embedded build: not affected (the buggy fast path came with 7876eda,
+//   January 2026); kept as a guard for an engine upgrade.
 // expect: [6,1,2,false,false,false,6]
 const arr = [{ a: 1 }, { b: 2 }, { c: 3 }, { d: 4 }, { e: 5 }];
 arr.length = 2;

@@ -4,6 +4,8 @@
 //   treated the live frame's non-detached var_refs as GC objects; a
 //   collection while such a function runs corrupts the heap. Reachable
 //   through the Function constructor, which makes sloppy functions.
+// embedded build: not affected (mapped arguments with var_refs came with
+//   c27cdfc, January 2026); kept as a guard for an engine upgrade.
 // expect: [0,1,2]
 const f3 = Function("a", "b", `
   arguments;
