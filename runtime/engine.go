@@ -82,6 +82,9 @@ type Engine struct {
 	ready   chan *quickjs.Instance
 	filler  sync.WaitGroup
 	running atomic.Int64
+
+	// giveBack returns to the OS the host memory deep runs took.
+	giveBack *giveBack
 }
 
 // New validates the limits and compiles the engine.
@@ -126,6 +129,7 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 		snap:     snap.state,
 		closing:  make(chan struct{}),
 	}
+	e.giveBack = newGiveBack(e.closing)
 	if opts.Prewarm > 0 {
 		e.ready = make(chan *quickjs.Instance, opts.Prewarm)
 		e.filler.Add(1)
@@ -216,6 +220,9 @@ type Outcome struct {
 	Message string
 	// FuelUsed is the fuel the run spent (see budget.FuelUnit).
 	FuelUsed uint64
+	// MemoryPeak is the most the run's memory account held at once, in
+	// bytes: the guest's linear memory and the host's share.
+	MemoryPeak int64
 }
 
 // Run runs one program in a fresh instance. It returns an error only for
@@ -272,6 +279,7 @@ func (e *Engine) Close(ctx context.Context) error {
 		return fmt.Errorf("coderun: close: %w", context.Cause(ctx))
 	}
 	if first {
+		e.giveBack.wait()
 		e.filler.Wait()
 		if e.ready != nil {
 			for len(e.ready) > 0 {

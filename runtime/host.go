@@ -16,7 +16,10 @@ import (
 // the guest is checked here: a program can reach the raw host function with
 // made-up operands, and must get nothing from it that the prelude could not.
 
-var _ quickjs.Host = (*run)(nil)
+var (
+	_ quickjs.Host         = (*run)(nil)
+	_ quickjs.StackWatcher = (*run)(nil)
+)
 
 // Call dispatches a host operation from the prelude.
 func (r *run) Call(in *quickjs.Instance, args []quickjs.Value) quickjs.Value {
@@ -66,6 +69,23 @@ func (r *run) Call(in *quickjs.Instance, args []quickjs.Value) quickjs.Value {
 		return quickjs.Int(callNeedsText)
 	}
 	return quickjs.Int(0)
+}
+
+// StackLow implements quickjs.StackWatcher: the guest's stack went below
+// the mark. It charges the native stack the new depth needs, or ends the
+// run when the guest went deeper than the account covers and no more fits.
+func (r *run) StackLow(in *quickjs.Instance, sp uint32) uint32 {
+	if r.gmem == nil || r.gmem.in != in {
+		return 0
+	}
+	mark, ok := r.gmem.low(sp)
+	if !ok {
+		if r.gmem.full() {
+			r.stop(KindWorkerExit, "worker error: the guest's C stack overflowed")
+		}
+		r.stop(KindWorkerExit, budget.MemoryMessage(r.limits.MemoryBytes))
+	}
+	return mark
 }
 
 func intArg(v quickjs.Value) (int, bool) {

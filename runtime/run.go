@@ -87,6 +87,8 @@ type run struct {
 
 	in  *quickjs.Instance
 	api quickjs.Value
+	// gmem charges in's linear memory and native stack to mem.
+	gmem *guestMemory
 
 	members     [][]string // each binding's member names, in the order the guest numbers them
 	callIDs     int32      // call ids handed out so far (see newCallID)
@@ -179,6 +181,10 @@ func (r *run) closeRun() {
 	if r.in != nil {
 		_ = r.in.Close(context.Background())
 	}
+	if r.gmem != nil {
+		r.e.giveBack.ran(r.gmem.deep())
+		r.gmem.release()
+	}
 }
 
 // start compiles the program, makes the instance and starts the program.
@@ -191,7 +197,7 @@ func (r *run) start() {
 	r.program = prog
 	r.api = r.e.snap.API
 	if err := r.attach(); err != nil {
-		r.end(KindWorkerExit, "worker error: "+err.Error())
+		r.end(KindWorkerExit, r.workerError(err))
 		return
 	}
 	r.guest(func() error {
@@ -232,7 +238,7 @@ func (r *run) start() {
 }
 
 // attach gives the run a new instance, with the snapshot's state and
-// Math.random reseeded.
+// Math.random reseeded, its memory charged to the run's account.
 func (r *run) attach() error {
 	in, err := r.e.instance(r)
 	if err != nil {
@@ -243,8 +249,21 @@ func (r *run) attach() error {
 		_ = in.Close(context.Background())
 		return errors.New("cannot seed Math.random")
 	}
-	r.in = in
+	gmem, err := newGuestMemory(r.mem, in, r.e.snap.Instance)
+	if err != nil {
+		_ = in.Close(context.Background())
+		return err
+	}
+	r.in, r.gmem = in, gmem
 	return nil
+}
+
+// workerError is the worker-exit message for an error of the instance.
+func (r *run) workerError(err error) string {
+	if errors.Is(err, errMemoryLimit) {
+		return budget.MemoryMessage(r.limits.MemoryBytes)
+	}
+	return "worker error: " + trapReason(err)
 }
 
 // evalProgram evaluates the program's script, which yields its function,
@@ -257,7 +276,7 @@ func (r *run) evalProgram(params []string) (quickjs.Value, error) {
 	key := strings.Join(params, ",")
 	bc, ok := r.program.Compiled(key)
 	if !ok {
-		compiler := r.in
+		compiler, compilerMem := r.in, r.gmem
 		fuel := compiler.Fuel()
 		var before uint64
 		if fuel != nil {
@@ -269,15 +288,22 @@ func (r *run) evalProgram(params []string) (quickjs.Value, error) {
 			return quickjs.Exception, err
 		}
 		r.program.SetCompiled(key, bc)
+		var left int64
+		if fuel != nil {
+			left = int64(fuel.Get())
+		}
+		// The compiler goes before its successor comes: the run's memory
+		// account never holds two instances.
+		_ = compiler.Close(context.Background())
+		compilerMem.release()
+		r.in, r.gmem = nil, nil
 		if err := r.attach(); err != nil {
 			return 0, err
 		}
 		if fuel != nil {
-			left := int64(fuel.Get())
 			r.meter.Refund(r.meter.FuelUsed(left)-before, left)
 			r.in.Fuel().Set(uint64(left))
 		}
-		_ = compiler.Close(context.Background())
 	}
 	return r.in.EvalBytecode(bc, quickjs.EvalGlobal)
 }
@@ -352,6 +378,9 @@ func (r *run) guest(f func() error) {
 	if r.ended {
 		return
 	}
+	if r.gmem != nil {
+		r.gmem.rearm()
+	}
 	r.meter.Enter(time.Now())
 	err := f()
 	r.meter.Exit(time.Now())
@@ -367,7 +396,7 @@ func (r *run) guest(f func() error) {
 	case r.e.qe.IsMemoryTrap(err):
 		r.end(KindWorkerExit, budget.MemoryMessage(r.limits.MemoryBytes))
 	default:
-		r.end(KindWorkerExit, "worker error: "+trapReason(err))
+		r.end(KindWorkerExit, r.workerError(err))
 	}
 }
 
@@ -469,7 +498,7 @@ func (r *run) deliver(ev event) error {
 // outcome assembles the result, applying the output ledger to the value or
 // the failure message.
 func (r *run) outcome() Outcome {
-	o := Outcome{Logs: r.logs, Kind: r.kind, FuelUsed: r.fuelUsed}
+	o := Outcome{Logs: r.logs, Kind: r.kind, FuelUsed: r.fuelUsed, MemoryPeak: r.mem.Peak()}
 	if r.kind == "" {
 		o.Value = r.value
 		return o
