@@ -66,6 +66,7 @@ type guestMemory struct {
 
 	linear uint64 // bytes of linear memory charged
 	native int64  // bytes charged for the native stack
+	start  int64  // native as charged when the instance was attached
 
 	// The guest stack is [bottom, top); QuickJS's limit (at limitAddr in
 	// guest memory) never goes below floor, where the snapshot set it.
@@ -97,6 +98,7 @@ func newGuestMemory(mem *budget.Memory, in *quickjs.Instance, st quickjs.State) 
 		g.release()
 		return nil, errMemoryLimit
 	}
+	g.start = g.native
 	in.SetGrowHook(g.grow)
 	g.setLimit(stackAhead)
 	return g, nil
@@ -199,7 +201,7 @@ func (g *guestMemory) rearm() {
 // deep returns the native bytes charged beyond what every run is charged
 // at the start: the part of the run's host memory that deep calls took.
 func (g *guestMemory) deep() int64 {
-	return max(0, g.native-nativeBase-2*stackStep*nativeCost)
+	return g.native - g.start
 }
 
 // release gives back everything charged, once the instance is closed.

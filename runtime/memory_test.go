@@ -125,3 +125,25 @@ func TestAccountEmptyAfterRun(t *testing.T) {
 		}
 	}
 }
+
+// Ordinary runs never make the engine return memory to the OS (a
+// collection); runs that recursed deep do.
+func TestOnlyDeepRunsGiveBack(t *testing.T) {
+	e := memoryEngine(t, 64<<20)
+	returns := func() int {
+		e.giveBack.wait()
+		e.giveBack.mu.Lock()
+		defer e.giveBack.mu.Unlock()
+		return e.giveBack.returns
+	}
+	for range 50 {
+		o, err := e.Run(context.Background(), `const a = []; for (let i = 0; i < 1e4; i++) a.push({i}); return a.length`, nil)
+		require.NoError(t, err)
+		require.Empty(t, o.Kind)
+	}
+	require.Zero(t, returns())
+	o, err := e.Run(context.Background(), recursionProgram, nil)
+	require.NoError(t, err)
+	require.Empty(t, o.Kind)
+	require.Equal(t, 1, returns())
+}
