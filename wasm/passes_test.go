@@ -130,7 +130,7 @@ func TestFuel(t *testing.T) {
 	require.NoError(t, Fuel(m, FuelConfig{LoopCost: 3}))
 
 	// The import is appended, and every defined function index shifts.
-	require.Len(t, m.Imports, 26)
+	require.Len(t, m.Imports, 25)
 	yield := uint32(24)
 	im := m.Imports[yield]
 	require.Equal(t, FuelImportModule, im.Module)
