@@ -84,6 +84,9 @@ type Engine struct {
 	running atomic.Int64
 
 	hooks testHooks // for this package's tests only
+
+	// giveBack returns to the OS the host memory deep runs took.
+	giveBack *giveBack
 }
 
 // New validates the limits and compiles the engine.
@@ -128,6 +131,7 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 		snap:     snap.state,
 		closing:  make(chan struct{}),
 	}
+	e.giveBack = newGiveBack(e.closing)
 	if opts.Prewarm > 0 {
 		e.ready = make(chan *quickjs.Instance, opts.Prewarm)
 		e.filler.Add(1)
@@ -283,6 +287,7 @@ func (e *Engine) Close(ctx context.Context) error {
 		return fmt.Errorf("coderun: close: %w", context.Cause(ctx))
 	}
 	if first {
+		e.giveBack.wait()
 		e.filler.Wait()
 		if e.ready != nil {
 			for len(e.ready) > 0 {

@@ -16,7 +16,10 @@ import (
 // the guest is checked here: a program can reach the raw host function with
 // made-up operands, and must get nothing from it that the prelude could not.
 
-var _ quickjs.Host = (*run)(nil)
+var (
+	_ quickjs.Host         = (*run)(nil)
+	_ quickjs.StackWatcher = (*run)(nil)
+)
 
 // Call dispatches a host operation from the prelude.
 func (r *run) Call(in *quickjs.Instance, args []quickjs.Value) quickjs.Value {
@@ -72,6 +75,23 @@ func (r *run) Call(in *quickjs.Instance, args []quickjs.Value) quickjs.Value {
 		}
 	}
 	return quickjs.Int(0)
+}
+
+// StackLow implements quickjs.StackWatcher: the guest's stack went below
+// the mark. It charges the native stack the new depth needs, or ends the
+// run when the guest went deeper than the account covers and no more fits.
+func (r *run) StackLow(in *quickjs.Instance, sp uint32) uint32 {
+	if r.gmem == nil || r.gmem.in != in {
+		return 0
+	}
+	mark, ok := r.gmem.low(sp)
+	if !ok {
+		if r.gmem.full() {
+			r.stop(KindWorkerExit, "worker error: the guest's C stack overflowed")
+		}
+		r.stop(KindWorkerExit, budget.MemoryMessage(r.limits.MemoryBytes))
+	}
+	return mark
 }
 
 func intArg(v quickjs.Value) (int, bool) {
@@ -136,9 +156,21 @@ func (r *run) settleText(b []byte) {
 		r.end(KindWorkerExit, budget.MemoryMessage(r.limits.MemoryBytes))
 		return
 	}
-	if v := r.copyText(b); v != nil {
-		r.settleValue(v)
+	r.valueCharge = int64(len(b))
+	v := r.copyText(b)
+	if v == nil {
+		return // the run ended while copying
 	}
+	// Go checks the text whatever printed it: the guest's printer is the
+	// program's to tamper with (a proxy, a changed intrinsic), Go's check
+	// is not.
+	if err := r.checkText(v); err != nil {
+		if err != errPaused {
+			r.end(KindInvalidOutput, "program completion must be lossless JSON")
+		}
+		return
+	}
+	r.settleValue(v)
 }
 
 // settleValue ends the run with the completion value b, the compact JSON
@@ -178,6 +210,7 @@ func (r *run) doneInPlace(v quickjs.Value) int32 {
 		r.end(KindWorkerExit, budget.MemoryMessage(r.limits.MemoryBytes))
 		return 0
 	}
+	r.valueCharge = int64(cap(b))
 	r.settleValue(b)
 	return 0
 }

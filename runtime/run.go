@@ -92,6 +92,8 @@ type run struct {
 
 	in  *quickjs.Instance
 	api quickjs.Value
+	// gmem charges in's linear memory and native stack to mem.
+	gmem *guestMemory
 
 	members     [][]string // each binding's member names, in the order the guest numbers them
 	callIDs     int32      // call ids handed out so far (see newCallID)
@@ -99,6 +101,7 @@ type run struct {
 	nextTimerID int32
 	inflight    int
 	calls       int     // binding calls made, for Outcome.Calls
+	valueCharge int64   // what the program's value is charged to mem
 	pending     []*call // made by the guest since it last yielded, not started yet
 	queue       []*call // waiting for a free MaxConcurrentCalls slot
 	timers      map[int32]*time.Timer
@@ -186,6 +189,12 @@ func (r *run) closeRun() {
 	if r.in != nil {
 		_ = r.in.Close(context.Background())
 	}
+	if r.gmem != nil {
+		r.e.giveBack.ran(r.gmem.deep())
+		r.gmem.release()
+	}
+	// The logs and the value now belong to the caller.
+	r.mem.Release(r.logs.size() + r.valueCharge)
 }
 
 // start compiles the program, makes the instance and starts the program.
@@ -198,7 +207,7 @@ func (r *run) start() {
 	r.program = prog
 	r.api = r.e.snap.API
 	if err := r.attach(); err != nil {
-		r.end(KindWorkerExit, "worker error: "+err.Error())
+		r.end(KindWorkerExit, r.workerError(err))
 		return
 	}
 	r.guest(func() error {
@@ -239,7 +248,7 @@ func (r *run) start() {
 }
 
 // attach gives the run a new instance, with the snapshot's state and
-// Math.random reseeded.
+// Math.random reseeded, its memory charged to the run's account.
 func (r *run) attach() error {
 	in, err := r.e.instance(r)
 	if err != nil {
@@ -250,8 +259,21 @@ func (r *run) attach() error {
 		_ = in.Close(context.Background())
 		return errors.New("cannot seed Math.random")
 	}
-	r.in = in
+	gmem, err := newGuestMemory(r.mem, in, r.e.snap.Instance)
+	if err != nil {
+		_ = in.Close(context.Background())
+		return err
+	}
+	r.in, r.gmem = in, gmem
 	return nil
+}
+
+// workerError is the worker-exit message for an error of the instance.
+func (r *run) workerError(err error) string {
+	if errors.Is(err, errMemoryLimit) {
+		return budget.MemoryMessage(r.limits.MemoryBytes)
+	}
+	return failureMessage(err)
 }
 
 // evalProgram evaluates the program's script, which yields its function,
@@ -264,7 +286,7 @@ func (r *run) evalProgram(params []string) (quickjs.Value, error) {
 	key := strings.Join(params, ",")
 	bc, ok := r.program.Compiled(key)
 	if !ok {
-		compiler := r.in
+		compiler, compilerMem := r.in, r.gmem
 		fuel := compiler.Fuel()
 		var before uint64
 		if fuel != nil {
@@ -276,15 +298,22 @@ func (r *run) evalProgram(params []string) (quickjs.Value, error) {
 			return quickjs.Exception, err
 		}
 		r.program.SetCompiled(key, bc)
+		var left int64
+		if fuel != nil {
+			left = int64(fuel.Get())
+		}
+		// The compiler goes before its successor comes: the run's memory
+		// account never holds two instances.
+		_ = compiler.Close(context.Background())
+		compilerMem.release()
+		r.in, r.gmem = nil, nil
 		if err := r.attach(); err != nil {
 			return 0, err
 		}
 		if fuel != nil {
-			left := int64(fuel.Get())
 			r.meter.Refund(r.meter.FuelUsed(left)-before, left)
 			r.in.Fuel().Set(uint64(left))
 		}
-		_ = compiler.Close(context.Background())
 	}
 	return r.in.EvalBytecode(bc, quickjs.EvalGlobal)
 }
@@ -359,6 +388,9 @@ func (r *run) guest(f func() error) {
 	if r.ended {
 		return
 	}
+	if r.gmem != nil {
+		r.gmem.rearm()
+	}
 	r.meter.Enter(time.Now())
 	err := f()
 	r.meter.Exit(time.Now())
@@ -374,7 +406,7 @@ func (r *run) guest(f func() error) {
 	case r.e.qe.IsMemoryTrap(err):
 		r.end(KindWorkerExit, budget.MemoryMessage(r.limits.MemoryBytes))
 	default:
-		r.end(KindWorkerExit, failureMessage(err))
+		r.end(KindWorkerExit, r.workerError(err))
 	}
 }
 

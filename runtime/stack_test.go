@@ -10,9 +10,10 @@ import (
 )
 
 // Deep recursion of every shape ends in QuickJS's catchable RangeError,
-// never in wazero's native stack-overflow trap: on the first run of a
-// program (which compiles it) and on later ones (which read its bytecode),
-// on instances made by the run and on prewarmed ones.
+// never in wazero's native stack-overflow trap nor in the memory limit:
+// on the first run of a program (which compiles it) and on later ones
+// (which read its bytecode), on instances made by the run and on
+// prewarmed ones, whatever MemoryBytes sets the depth to.
 func TestDeepRecursionRaisesRangeError(t *testing.T) {
 	shapes := []struct{ name, body string }{
 		{"direct", `function f(){ d++; return f() } return f()`},
@@ -28,23 +29,38 @@ func TestDeepRecursionRaisesRangeError(t *testing.T) {
 		{"toString", `function f(){ d++; return String({toString: f}) } return f()`},
 		{"call", `function f(){ d++; return f.call(null) } return f()`},
 		{"eval", `function f(){ d++; return eval("f()") } return f()`},
+		{"apply", `function f(){ d++; return f.apply(null, []) } return f()`},
+		{"bound", `let g; function f(){ d++; return g() } g = f.bind(null); return f()`},
+		{"Reflect.apply", `function f(){ d++; return Reflect.apply(f, null, []) } return f()`},
+		{"generator", `function* f(){ d++; yield* f() } return [...f()]`},
+		{"setter", `const o = { set x(v){ d++; this.x = v } }; o.x = 1`},
+		{"valueOf", `function f(){ d++; return +{valueOf: f} } return f()`},
+		{"reduce", `function f(){ d++; return [1, 2].reduce(() => f()) } return f()`},
+		{"replace", `function f(){ d++; return "a".replace(/a/, () => f()) } return f()`},
+		{"new", `function F(){ d++; new F() } new F()`},
+		{"JSON reviver", `function f(){ d++; return JSON.parse("[1]", () => f()) } return f()`},
+		{"JSON.parse nesting", `for (;;) { d += 2000; JSON.parse("[".repeat(d) + "]".repeat(d)) }`},
+		{"eval nesting", `for (;;) { d += 2000; eval("(".repeat(d) + "1" + ")".repeat(d)) }`},
 	}
-	limits := budget.Limits{
-		Fuel: 1 << 40, ComputeTime: time.Minute, WallTime: time.Minute,
-		MemoryBytes: 64 << 20, MaxOutputBytes: 1 << 20, MaxConcurrentCalls: 4,
-		MaxProgramBytes: 1 << 20, MaxArgumentBytes: 8 << 20,
-	}
-	for _, prewarm := range []int{0, 1} {
-		e, err := New(context.Background(), Options{Limits: limits, CacheDir: testCacheDir(t), Prewarm: prewarm})
-		require.NoError(t, err)
-		t.Cleanup(func() { require.NoError(t, e.Close(context.Background())) })
-		for _, s := range shapes {
-			program := "let d = 0\ntry {\n" + s.body + "\n} catch (e) { return [d, String(e)] }"
-			for run := range 2 {
-				o, err := e.Run(context.Background(), program, nil)
-				require.NoError(t, err)
-				require.Empty(t, o.Kind, "%s, prewarm %d, run %d: %s", s.name, prewarm, run, o.Message)
-				require.Contains(t, string(o.Value), `"RangeError: Maximum call stack size exceeded"]`, "%s", s.name)
+	for _, memoryBytes := range []int64{32 << 20, 256 << 20} {
+		limits := budget.Limits{
+			Fuel: 1 << 40, ComputeTime: time.Minute, WallTime: time.Minute,
+			MemoryBytes: memoryBytes, MaxOutputBytes: 1 << 20, MaxConcurrentCalls: 4,
+			MaxProgramBytes: 1 << 20, MaxArgumentBytes: 8 << 20,
+		}
+		for _, prewarm := range []int{0, 1} {
+			e, err := New(context.Background(), Options{Limits: limits, CacheDir: testCacheDir(t), Prewarm: prewarm})
+			require.NoError(t, err)
+			t.Cleanup(func() { require.NoError(t, e.Close(context.Background())) })
+			for _, s := range shapes {
+				program := "let d = 0\ntry {\n" + s.body + "\n} catch (e) { return [d, String(e)] }"
+				for run := range 2 {
+					o, err := e.Run(context.Background(), program, nil)
+					require.NoError(t, err)
+					require.Empty(t, o.Kind, "%s, %d MiB, prewarm %d, run %d: %s", s.name, memoryBytes>>20, prewarm, run, o.Message)
+					require.Contains(t, string(o.Value), `"RangeError: Maximum call stack size exceeded"]`, "%s, %d MiB", s.name, memoryBytes>>20)
+					require.LessOrEqual(t, o.PeakMemory, memoryBytes, "%s", s.name)
+				}
 			}
 		}
 	}

@@ -4,7 +4,8 @@ import "fmt"
 
 // Harden rewrites a QuickJS-NG module for running untrusted code: it
 // decodes src, applies ExportStackPointer, ExportStdLoop, AddDispatcher,
-// GrowTrap, PinInterruptHandler, DirectCalls and Fuel (with cfg),
+// GrowTrap, PinInterruptHandler, DirectCalls, Fuel (with cfg) and
+// StackWatch (last: it shifts the function indices the others use),
 // and encodes the result. The runtime calls it once per process on
 // QuickJS() and compiles what it returns.
 func Harden(src []byte, cfg FuelConfig) ([]byte, error) {
@@ -20,6 +21,7 @@ func Harden(src []byte, cfg FuelConfig) ([]byte, error) {
 		PinInterruptHandler,
 		DirectCalls,
 		func(m *Module) error { return Fuel(m, cfg) },
+		StackWatch,
 	} {
 		if err := pass(m); err != nil {
 			return nil, fmt.Errorf("wasm: harden: %w", err)

@@ -67,6 +67,10 @@ func (f *meter) total(global int64) int64 { return f.used + f.given - global }
 
 type meterKey struct{}
 
+// stackHookKey keys StackWatch's hook, a func(sp uint32) uint32, in the
+// call context.
+type stackHookKey struct{}
+
 // newTestRuntime returns a compiler runtime with WASI, env.jsFunctionProxy
 // and coderun.fuel_yield. fuel_yield finds its meter in the call context.
 func newTestRuntime(t testing.TB, cfg wazero.RuntimeConfig) wazero.Runtime {
@@ -87,6 +91,14 @@ func newTestRuntime(t testing.TB, cfg wazero.RuntimeConfig) wazero.Runtime {
 			return ctx.Value(meterKey{}).(*meter).yield(left)
 		}).
 		Export(FuelImportName).
+		NewFunctionBuilder().
+		WithFunc(func(ctx context.Context, sp uint32) uint32 {
+			if hook, ok := ctx.Value(stackHookKey{}).(func(uint32) uint32); ok {
+				return hook(sp)
+			}
+			return 0 // StackWatch's mark 0 is never crossed again
+		}).
+		Export(StackWatchImportName).
 		Instantiate(ctx)
 	require.NoError(t, err)
 	return rt

@@ -280,7 +280,7 @@ func TestHardenSize(t *testing.T) {
 	b := hardened(t)
 	m, err := Decode(b)
 	require.NoError(t, err)
-	require.Len(t, m.Imports, 25)
+	require.Len(t, m.Imports, 26)
 	// The dispatcher and its deep helper, 30 call_indirect selectors,
 	// grow_checked and the bulk memory helpers.
 	require.Equal(t, 1138+2+30+3, len(m.Code))

@@ -240,6 +240,9 @@ type Memory struct {
 
 	mapped bool // immutable: set by Reserve
 
+	// grow, if set, is asked before the memory grows (see SetGrowHook).
+	grow func(from, to uint64) bool
+
 	// pool, if not nil, receives the mapping on Free (immutable).
 	pool *poolState
 }
@@ -269,13 +272,16 @@ func (m *Memory) Committed() uint64 {
 // the same address. Bytes beyond the previous length read as zero.
 //
 // Reallocate returns nil if size exceeds the max given to Allocate, if the
-// kernel refuses to commit the range, or after Free; wazero turns that into
-// a failed memory.grow. Shrinking (which wazero never does) keeps the pages
-// committed.
+// grow hook refuses (see SetGrowHook), if the kernel refuses to commit the
+// range, or after Free; wazero turns that into a failed memory.grow.
+// Shrinking (which wazero never does) keeps the pages committed.
 func (m *Memory) Reallocate(size uint64) []byte {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.freed || size > m.max {
+		return nil
+	}
+	if size > m.size && m.grow != nil && !m.grow(m.size, size) {
 		return nil
 	}
 	var buf []byte
@@ -308,6 +314,17 @@ func (m *Memory) Reallocate(size uint64) []byte {
 	m.size = size
 	m.hwm = max(m.hwm, size)
 	return buf
+}
+
+// SetGrowHook makes every later growth of the memory, from length from to
+// length to bytes, ask f first: when f returns false the memory does not
+// grow and Reallocate returns nil (a failed memory.grow). f runs on the
+// goroutine that grows the memory, the guest's, with the memory's lock
+// held: it must not call m's methods. A nil f removes the hook.
+func (m *Memory) SetGrowHook(f func(from, to uint64) bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.grow = f
 }
 
 // Free implements experimental.LinearMemory: it unmaps the reservation (or

@@ -121,6 +121,37 @@ func TestReallocateShrinkThenRegrowZeroes(t *testing.T) {
 	require.Zero(t, buf[wasmPage+5])
 }
 
+// The grow hook is asked before every growth, and a refusal leaves the
+// memory as it was; shrinking and the same length do not ask.
+func TestGrowHook(t *testing.T) {
+	for _, heap := range []bool{false, true} {
+		var mem *linearmem.Memory
+		if heap {
+			mem = linearmem.NewAllocator().Allocate(0, 1<<63).(*linearmem.Memory)
+			require.False(t, mem.Mapped())
+			t.Cleanup(mem.Free)
+		} else {
+			mem = newMemory(t, 8*wasmPage)
+		}
+		type grow struct{ from, to uint64 }
+		var asked []grow
+		allow := uint64(3 * wasmPage)
+		mem.SetGrowHook(func(from, to uint64) bool {
+			asked = append(asked, grow{from, to})
+			return to <= allow
+		})
+		require.Len(t, mem.Reallocate(2*wasmPage), 2*wasmPage)
+		require.Nil(t, mem.Reallocate(4*wasmPage), "refused")
+		buf := mem.Reallocate(2 * wasmPage)
+		require.Len(t, buf, 2*wasmPage, "the refused grow left the length as it was")
+		require.Len(t, mem.Reallocate(wasmPage), wasmPage)
+		require.Len(t, mem.Reallocate(3*wasmPage), 3*wasmPage)
+		require.Equal(t, []grow{{0, 2 * wasmPage}, {2 * wasmPage, 4 * wasmPage}, {wasmPage, 3 * wasmPage}}, asked)
+		mem.SetGrowHook(nil)
+		require.Len(t, mem.Reallocate(5*wasmPage), 5*wasmPage)
+	}
+}
+
 func TestFree(t *testing.T) {
 	tests := []struct {
 		name    string

@@ -37,6 +37,15 @@ type Host interface {
 	FuelYield(in *Instance, left int64) int64
 }
 
+// StackWatcher is implemented by a Host that watches how deep the guest's
+// C stack goes (for modules rewritten by wasm.StackWatch): StackLow is
+// called when the stack pointer went below the mark that
+// Instance.SetStackMark set, with the new stack pointer, and returns the
+// next mark (0: never again). A Host without it is never called again.
+type StackWatcher interface {
+	StackLow(in *Instance, sp uint32) uint32
+}
+
 // Clock is implemented by a Host that serves the guest's clocks itself
 // (coderun's snapshot instance runs on a fixed clock so that its image is
 // the same in every process). ClockNanos returns the time of WASI clock id,
@@ -147,7 +156,10 @@ func (e *Engine) init(ctx context.Context, wasm []byte) error {
 	}
 	_, err = e.rt.NewHostModuleBuilder("coderun").NewFunctionBuilder().
 		WithGoModuleFunction(api.GoModuleFunc(fuelYield), []api.ValueType{i64}, []api.ValueType{i64}).
-		Export("fuel_yield").Instantiate(ctx)
+		Export("fuel_yield").
+		NewFunctionBuilder().
+		WithGoModuleFunction(api.GoModuleFunc(stackLow), []api.ValueType{i32}, []api.ValueType{i32}).
+		Export(stackLowImport).Instantiate(ctx)
 	if err != nil {
 		return fmt.Errorf("quickjs: defining coderun imports: %w", err)
 	}
@@ -226,6 +238,23 @@ func fuelYield(ctx context.Context, _ api.Module, s []uint64) {
 		panic(errors.New("quickjs: fuel hook called outside a run"))
 	}
 	s[0] = uint64(r.host.FuelYield(r.in, int64(s[0])))
+}
+
+// stackLowImport is wasm.StackWatchImportName.
+const stackLowImport = "stack_low"
+
+func stackLow(ctx context.Context, _ api.Module, s []uint64) {
+	r := refFrom(ctx)
+	if r == nil {
+		s[0] = 0
+		return
+	}
+	w, ok := r.host.(StackWatcher)
+	if !ok {
+		s[0] = 0
+		return
+	}
+	s[0] = uint64(w.StackLow(r.in, uint32(s[0])))
 }
 
 func leUint64(b []byte) uint64 {

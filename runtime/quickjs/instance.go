@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/coderun/coderun/runtime/linearmem"
 	"github.com/coderun/coderun/wasm"
 	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/experimental"
@@ -39,7 +40,10 @@ type Instance struct {
 	depth int
 
 	stackPointer api.MutableGlobal
+	stackMark    api.MutableGlobal // wasm.StackMarkExport, nil without it
 	fuel         api.MutableGlobal
+	// linear is the instance's linear memory as the allocator made it.
+	linear *linearmem.Memory
 
 	qjs, rt, jsctx uint32
 
@@ -60,7 +64,11 @@ func (e *Engine) Instantiate(ctx context.Context, host Host) (*Instance, error) 
 	in.ctx = context.WithValue(context.Background(), hostKey{}, in.ref)
 	// Linear memory is a reserved region committed on growth: growing never
 	// copies the heap, and pages the guest never touches stay unresident.
-	ctx = experimental.WithMemoryAllocator(ctx, e.alloc)
+	ctx = experimental.WithMemoryAllocator(ctx, experimental.MemoryAllocatorFunc(func(cap, max uint64) experimental.LinearMemory {
+		lm := e.alloc.Allocate(cap, max)
+		in.linear, _ = lm.(*linearmem.Memory)
+		return lm
+	}))
 	mod, err := e.rt.InstantiateModule(ctx, e.compiled, e.config)
 	if err != nil {
 		return nil, fmt.Errorf("quickjs: instantiating: %w", err)
@@ -78,6 +86,9 @@ func (e *Engine) Instantiate(ctx context.Context, host Host) (*Instance, error) 
 	if g, ok := mod.ExportedGlobal("coderun_fuel").(api.MutableGlobal); ok {
 		in.fuel = g
 	}
+	if g, ok := mod.ExportedGlobal(wasm.StackMarkExport).(api.MutableGlobal); ok {
+		in.stackMark = g
+	}
 	return in, nil
 }
 
@@ -87,6 +98,40 @@ func (e *Engine) Instantiate(ctx context.Context, host Host) (*Instance, error) 
 func (in *Instance) SetHost(h Host) {
 	in.host = h
 	in.ref.host = h
+}
+
+// StackPointer returns the guest's C stack pointer (0 when the module does
+// not export it). Between calls into the instance it is the stack's top.
+func (in *Instance) StackPointer() uint32 {
+	if in.stackPointer == nil {
+		return 0
+	}
+	return uint32(in.stackPointer.Get())
+}
+
+// SetStackMark sets the mark below which the stack pointer calls the
+// Host's StackLow (see StackWatcher); 0 disarms it. It reports false when
+// the module has no mark (it was not rewritten by wasm.StackWatch).
+func (in *Instance) SetStackMark(mark uint32) bool {
+	if in.stackMark == nil {
+		return false
+	}
+	in.stackMark.Set(uint64(mark))
+	return true
+}
+
+// SetGrowHook makes every later growth of the linear memory ask f first
+// (see linearmem.Memory.SetGrowHook): when f returns false, the
+// memory.grow fails, which in a module rewritten by wasm.GrowTrap traps
+// (IsMemoryTrap). f runs on the goroutine calling into the instance and
+// must not call into it. It reports false when the memory was not made by
+// coderun's allocator.
+func (in *Instance) SetGrowHook(f func(from, to uint64) bool) bool {
+	if in.linear == nil {
+		return false
+	}
+	in.linear.SetGrowHook(f)
+	return true
 }
 
 // Close ends the instance.

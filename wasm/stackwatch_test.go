@@ -1,0 +1,78 @@
+package wasm
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"github.com/tetratelabs/wazero"
+)
+
+// Every write of the stack pointer is followed by the check, which calls
+// the hook only when the new stack pointer is below the mark.
+func TestStackWatchInstruments(t *testing.T) {
+	orig := decodeQuickJS(t)
+	var sets int
+	for _, c := range orig.Code {
+		for _, in := range c.Body {
+			if in.Op == OpGlobalSet && in.A == 0 {
+				sets++
+			}
+		}
+	}
+	m := decodeQuickJS(t)
+	require.NoError(t, StackWatch(m))
+	hook := m.NumImportedFuncs() - 1
+	imp := m.Imports[len(m.Imports)-1]
+	require.Equal(t, [2]string{StackWatchImportModule, StackWatchImportName}, [2]string{imp.Module, imp.Name})
+	var checked int
+	for _, c := range m.Code {
+		for k, in := range c.Body {
+			if in.Op == OpGlobalSet && in.A == 0 {
+				require.Equal(t, Indexed(OpCall, hook), c.Body[k+6])
+				checked++
+			}
+		}
+	}
+	require.Equal(t, sets, checked)
+	require.Greater(t, sets, 500, "QuickJS has many functions with shadow frames")
+	require.ErrorContains(t, StackWatch(m), "already exists")
+}
+
+// The hook sees the stack go down in steps of the host's choosing, and a
+// mark of 0 never calls it.
+func TestStackWatchHook(t *testing.T) {
+	rt := newTestRuntime(t, wazero.NewRuntimeConfigCompiler())
+	cm := compile(t, rt, hardened(t))
+	const step = 4096
+	for _, armed := range []bool{false, true} {
+		var calls int
+		var lowest uint32
+		hook := func(sp uint32) uint32 {
+			calls++
+			lowest = sp
+			return sp - step
+		}
+		v := newVMContext(context.WithValue(context.Background(), stackHookKey{}, hook), t, rt, cm, nil, false)
+		sp := v.mod.ExportedGlobal(StackPointerExport)
+		top := uint32(sp.Get())
+		mark := v.mod.ExportedGlobal(StackMarkExport)
+		require.NotNil(t, mark)
+		require.Zero(t, mark.Get())
+		if armed {
+			mark.(interface{ Set(uint64) }).Set(uint64(top))
+		}
+		s, err := v.evalString(`function f(n) { return n ? f(n - 1) + 1 : 0 } f(100)`)
+		require.NoError(t, err)
+		require.Equal(t, "100", s)
+		if !armed {
+			require.Zero(t, calls)
+			continue
+		}
+		depth := top - lowest
+		require.Greater(t, depth, uint32(100*200), "100 interpreter frames")
+		require.LessOrEqual(t, calls, int(depth/step)+1, "one call per step, not per frame")
+		require.Greater(t, calls, 1)
+		require.Equal(t, uint64(lowest-step), mark.Get())
+	}
+}
