@@ -47,10 +47,7 @@ func (r *run) Call(in *quickjs.Instance, args []quickjs.Value) quickjs.Value {
 	case opClear:
 		if len(args) == 2 {
 			if id, ok := intArg(args[1]); ok {
-				if t, ok := r.timers[int32(id)]; ok {
-					t.Stop()
-					delete(r.timers, int32(id))
-				}
+				r.timers.clear(int32(id))
 			}
 		}
 	case opDone:
@@ -235,16 +232,27 @@ func (r *run) startQueued() {
 }
 
 // launch runs a host function on its own goroutine with the Run ctx. Its
-// result is handed to the run loop, or dropped if the run has settled.
+// result is handed to the run loop, or dropped if the run has settled. A
+// function that calls runtime.Goexit ends the run as a worker exit: the
+// goroutine's deferred hand-off marks the run and wakes its loop.
 func (r *run) launch(c *call) {
 	r.inflight++
-	ctx, events, finished := r.ctx, r.events, r.finished
+	ctx, events, finished, goexited := r.ctx, r.events, r.finished, &r.goexited
 	go func() {
-		ev := invoke(ctx, c)
-		select {
-		case events <- ev:
-		case <-finished:
-		}
+		var ev event
+		returned := false
+		defer func() {
+			if !returned { // runtime.Goexit: invoke recovers every panic
+				goexited.Store(true)
+				ev = event{id: c.id, kind: evGoexit}
+			}
+			select {
+			case events <- ev:
+			case <-finished:
+			}
+		}()
+		ev = invoke(ctx, c)
+		returned = true
 	}()
 }
 
@@ -277,22 +285,6 @@ func checkResult(ev *event) {
 func jsonString(s string) []byte {
 	b, _ := json.Marshal(s)
 	return b
-}
-
-func (r *run) setTimer(msArg quickjs.Value) int32 {
-	ms, ok := msArg.Number()
-	if !ok || !(ms >= 1 && ms <= math.MaxInt32) {
-		ms = 1
-	}
-	r.nextTimerID++
-	id, events, finished := r.nextTimerID, r.events, r.finished
-	r.timers[id] = time.AfterFunc(time.Duration(ms*float64(time.Millisecond)), func() {
-		select {
-		case events <- event{id: id, kind: evTimer}:
-		case <-finished:
-		}
-	})
-	return id
 }
 
 // Write captures a guest write to stdout or stderr as one log entry.
@@ -332,12 +324,18 @@ func (r *run) Exit(code uint32) {
 // ran out, the caller's ctx is done or the engine is closing. It is the
 // guest's preemption point.
 func (r *run) FuelYield(in *quickjs.Instance, left int64) int64 {
+	if r.ended {
+		panic(errEnded) // the program settled: what it left running is dropped
+	}
 	select {
 	case <-r.ctx.Done():
 		r.stop(KindAbort, context.Cause(r.ctx).Error())
 	case <-r.e.closing:
 		r.stop(KindAbort, "runtime disposed")
 	default:
+	}
+	if r.goexited.Load() {
+		r.stop(KindWorkerExit, goexitMessage)
 	}
 	if len(r.pending) > 0 {
 		r.launchPending() // the guest is busy: its calls must not wait for it
