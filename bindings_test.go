@@ -309,7 +309,7 @@ func TestCallMadeBeforeReturnStillRuns(t *testing.T) {
 }
 
 // A function that ends its goroutine with runtime.Goexit, inline or not,
-// cannot hang the run.
+// ends the run at once (see also runtime.TestGoexitEndsRunAtOnce).
 func TestBindingCallsGoexit(t *testing.T) {
 	rt := newRuntime(t, map[string]any{"WallTime": float64(500)})
 	ns := coderun.Namespace{Global: "tools", Functions: map[string]coderun.Func{
@@ -321,7 +321,7 @@ func TestBindingCallsGoexit(t *testing.T) {
 	res := runWith(t, rt, `return await tools.exit({})`, ns)
 	require.Equal(t, &coderun.Failure{Kind: coderun.WorkerExit, Message: "worker error: a binding called runtime.Goexit"}, res.Error)
 	res = runWith(t, rt, `return await Promise.all([tools.exit({}), tools.exit({})])`, ns)
-	require.Equal(t, &coderun.Failure{Kind: coderun.Timeout, Message: "wall-clock ceiling reached (500ms)"}, res.Error)
+	require.Equal(t, &coderun.Failure{Kind: coderun.WorkerExit, Message: "worker error: a binding called runtime.Goexit"}, res.Error)
 }
 
 // Go refuses an argument with a lone surrogate (a binding could not decode

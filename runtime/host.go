@@ -50,10 +50,7 @@ func (r *run) Call(in *quickjs.Instance, args []quickjs.Value) quickjs.Value {
 	case opClear:
 		if len(args) == 2 {
 			if id, ok := intArg(args[1]); ok {
-				if t, ok := r.timers[int32(id)]; ok {
-					t.Stop()
-					delete(r.timers, int32(id))
-				}
+				r.timers.clear(int32(id))
 			}
 		}
 	case opDone:
@@ -163,8 +160,9 @@ func (r *run) settleText(b []byte) {
 	}
 	// Go checks the text whatever printed it: the guest's printer is the
 	// program's to tamper with (a proxy, a changed intrinsic), Go's check
-	// is not.
-	if err := r.checkText(v); err != nil {
+	// is not. A value may hold what an argument may not: integers beyond
+	// 2^53 and lone surrogates, which JavaScript reads back exactly.
+	if err := r.checkValueText(v); err != nil {
 		if err != errPaused {
 			r.end(KindInvalidOutput, "program completion must be lossless JSON")
 		}
@@ -377,16 +375,27 @@ func (r *run) startQueued() {
 }
 
 // launch runs a host function on its own goroutine with the Run ctx. Its
-// result is handed to the run loop, or dropped if the run has settled.
+// result is handed to the run loop, or dropped if the run has settled. A
+// function that calls runtime.Goexit ends the run as a worker exit: the
+// goroutine's deferred hand-off marks the run and wakes its loop.
 func (r *run) launch(c *call) {
 	r.inflight++
-	ctx, events, finished, mem := r.ctx, r.events, r.finished, r.mem
+	ctx, events, finished, goexited, mem := r.ctx, r.events, r.finished, &r.goexited, r.mem
 	go func() {
-		ev := invoke(ctx, c, mem)
-		select {
-		case events <- ev:
-		case <-finished:
-		}
+		var ev event
+		returned := false
+		defer func() {
+			if !returned { // runtime.Goexit: invoke recovers every panic
+				goexited.Store(true)
+				ev = event{id: c.id, kind: evGoexit}
+			}
+			select {
+			case events <- ev:
+			case <-finished:
+			}
+		}()
+		ev = invoke(ctx, c, mem)
+		returned = true
 	}()
 }
 
@@ -444,22 +453,6 @@ func jsonString(s string) []byte {
 	return b
 }
 
-func (r *run) setTimer(msArg quickjs.Value) int32 {
-	ms, ok := msArg.Number()
-	if !ok || !(ms >= 1 && ms <= math.MaxInt32) {
-		ms = 1
-	}
-	r.nextTimerID++
-	id, events, finished := r.nextTimerID, r.events, r.finished
-	r.timers[id] = time.AfterFunc(time.Duration(ms*float64(time.Millisecond)), func() {
-		select {
-		case events <- event{id: id, kind: evTimer}:
-		case <-finished:
-		}
-	})
-	return id
-}
-
 // Write captures a guest write to stdout or stderr as one log entry.
 func (r *run) Write(fd uint32, p []byte) { r.log(p) }
 
@@ -497,12 +490,18 @@ func (r *run) Exit(code uint32) {
 // ran out, the caller's ctx is done or the engine is closing. It is the
 // guest's preemption point.
 func (r *run) FuelYield(in *quickjs.Instance, left int64) int64 {
+	if r.ended {
+		panic(errEnded) // the program settled: what it left running is dropped
+	}
 	select {
 	case <-r.ctx.Done():
 		r.stop(KindAbort, context.Cause(r.ctx).Error())
 	case <-r.e.closing:
 		r.stop(KindAbort, "runtime disposed")
 	default:
+	}
+	if r.goexited.Load() {
+		r.stop(KindWorkerExit, goexitMessage)
 	}
 	if len(r.pending) > 0 {
 		r.launchPending() // the guest is busy: its calls must not wait for it

@@ -85,7 +85,8 @@ func (r *run) finishedOutcome(out Outcome, finished bool, panicked any) Outcome 
 	if finished {
 		return out
 	}
-	return Outcome{Logs: []string{}, Kind: KindWorkerExit, Message: "worker error: a binding called runtime.Goexit"}
+	r.end(KindWorkerExit, goexitMessage)
+	return r.outcome()
 }
 
 // callInline makes the one pending call on the run's goroutine when it is
@@ -94,7 +95,7 @@ func (r *run) finishedOutcome(out Outcome, finished bool, panicked any) Outcome 
 // end first (the caller's ctx is done, the engine is closing, the wall
 // deadline passed).
 func (r *run) callInline() (event, bool) {
-	if !r.detached || len(r.pending) != 1 || r.inflight != 0 || len(r.queue) != 0 || len(r.timers) != 0 {
+	if !r.detached || len(r.pending) != 1 || r.inflight != 0 || len(r.queue) != 0 || r.timers.Len() != 0 {
 		return event{}, false
 	}
 	c := r.pending[0]

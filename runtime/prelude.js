@@ -21,7 +21,7 @@
   const ObjectCreate = Object.create, ObjectDefineProperty = Object.defineProperty;
   const ObjectSetPrototypeOf = Object.setPrototypeOf, ObjectGetPrototypeOf = Object.getPrototypeOf;
   const ObjectFreeze = Object.freeze, ObjectGetOwnPropertyDescriptor = Object.getOwnPropertyDescriptor;
-  const ReflectApply = Reflect.apply, String_ = String, TypeError_ = TypeError, Error_ = Error;
+  const ReflectApply = Reflect.apply, String_ = String, TypeError_ = TypeError, Error_ = Error, RangeError_ = RangeError;
   const ErrorIsError = Error.isError, Promise_ = Promise, PromisePrototypeThen = Promise.prototype.then;
   const NumberIsFinite = Number.isFinite, Number_ = Number;
   const FunctionPrototype = Function.prototype;
@@ -79,7 +79,10 @@
   }
   ObjectDefineProperty(G, "console", { __proto__: null, value: console_, writable: true, configurable: true });
 
-  // Timers: waiting happens in the host.
+  // Timers: waiting happens in the host, which keeps at most
+  // MAX_PENDING_TIMERS pending per run (runtime/timers.go, maxPendingTimers)
+  // and refuses more with a negative id.
+  const MAX_PENDING_TIMERS = 10000;
   const timers = ObjectCreate(null);
   function setTimeout(fn, ms, ...args) {
     if (typeof fn !== "function") {
@@ -88,6 +91,10 @@
     let delay = Number_(ms);
     if (!(delay >= 1 && delay <= 2147483647)) delay = 1;
     const id = host(0, 0, 0, undefined, OP_TIMER, delay);
+    if (id < 0) {
+      throw new RangeError_("setTimeout: too many pending timers: a run may have at most " + MAX_PENDING_TIMERS +
+        " timers pending at once; clear some with clearTimeout or let them fire before setting more");
+    }
     timers[id] = { fn, args };
     return id;
   }

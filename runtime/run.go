@@ -53,7 +53,14 @@ const (
 	evResolve = 0
 	evReject  = 1
 	evTimer   = 2
+	// evGoexit is never delivered: a call's binding called runtime.Goexit,
+	// which ends the run (see launch).
+	evGoexit = 3
 )
+
+// goexitMessage is the failure of a run one of whose bindings called
+// runtime.Goexit.
+const goexitMessage = "worker error: a binding called runtime.Goexit"
 
 const programFile = "program.ts"
 
@@ -98,17 +105,19 @@ type run struct {
 	members     [][]string // each binding's member names, in the order the guest numbers them
 	callIDs     int32      // call ids handed out so far (see newCallID)
 	freeIDs     []int32    // call ids whose results were delivered, for reuse
-	nextTimerID int32
 	inflight    int
 	calls       int     // binding calls made, for Outcome.Calls
 	valueCharge int64   // what the program's value is charged to mem
 	pending     []*call // made by the guest since it last yielded, not started yet
 	queue       []*call // waiting for a free MaxConcurrentCalls slot
-	timers      map[int32]*time.Timer
+	timers      timers  // pending setTimeouts, fired by the run loop itself
 	events      chan event
 	finished    chan struct{}
 	wall        *time.Timer // fires at the wall-clock deadline; made by the first wait
 	batch       []event     // wait's buffer, reused
+	// goexited is set by a call's goroutine whose binding called
+	// runtime.Goexit; the run fails at its next wait or fuel yield.
+	goexited atomic.Bool
 
 	// detached: the run executes on a goroutine of its own, so that a lone
 	// call can run inline (see callInline). inline is the handshake with
@@ -133,7 +142,7 @@ func newRun(ctx context.Context, e *Engine, source string, bindings []Binding) *
 		meter:    budget.NewMeter(e.limits, time.Now()),
 		mem:      budget.NewMemory(e.limits.MemoryBytes),
 		ledger:   serialize.NewLedger(e.limits.MaxOutputBytes),
-		timers:   map[int32]*time.Timer{},
+		timers:   newTimers(),
 		events:   make(chan event, 64),
 		finished: make(chan struct{}),
 	}
@@ -168,6 +177,10 @@ func (r *run) execute() Outcome {
 }
 
 func (r *run) cleanup() {
+	// A binding that called runtime.Goexit in an inline call unwinds the
+	// run's goroutine while r.inline is still inlineRunning: the run is
+	// taken back unless the caller gave up on it first.
+	r.inline.CompareAndSwap(inlineRunning, inlineNone)
 	if r.inline.Load() == inlineAbandoned {
 		return // the caller cleaned up when it gave up on the run
 	}
@@ -183,9 +196,7 @@ func (r *run) closeRun() {
 	if r.wall != nil {
 		r.wall.Stop()
 	}
-	for _, t := range r.timers {
-		t.Stop()
-	}
+	r.timers.stop()
 	if r.in != nil {
 		_ = r.in.Close(context.Background())
 	}
@@ -437,12 +448,9 @@ func (r *run) wait() {
 	r.batch = batch
 	r.guest(func() error {
 		for _, ev := range batch {
-			if ev.kind == evTimer {
-				if _, ok := r.timers[ev.id]; !ok {
-					continue // cleared after it fired
-				}
-				delete(r.timers, ev.id)
-			} else {
+			// A timer is removed when it is due; one cleared by an
+			// earlier callback of this batch is skipped by the guest.
+			if ev.kind != evTimer {
 				// The guest frees its record of the call before it runs
 				// any code, so the id can be handed out again at once.
 				r.inflight--
@@ -465,20 +473,28 @@ func (r *run) wait() {
 }
 
 // block starts the pending calls, waits until a call completes or a timer
-// fires, and appends every event that is ready to batch. It returns nil
-// when the run ended instead.
+// is due, and appends every event that is ready to batch: the timers that
+// are due, earliest first, then the completed calls. It returns nil when
+// the run ended instead.
 func (r *run) block(batch []event) []event {
 	r.launchPending()
-	if r.inflight == 0 && len(r.queue) == 0 && len(r.timers) == 0 {
+	if r.goexited.Load() {
+		r.end(KindWorkerExit, goexitMessage)
+		return nil
+	}
+	if r.inflight == 0 && len(r.queue) == 0 && r.timers.Len() == 0 {
 		r.end(KindException, "the program is waiting for a promise that can never settle: no binding call or timer is pending")
 		return nil
 	}
 	if r.wall == nil {
 		r.wall = time.NewTimer(time.Until(r.meter.WallDeadline()))
 	}
+	var first event
+	called := false
 	select {
-	case ev := <-r.events:
-		batch = append(batch, ev)
+	case first = <-r.events:
+		called = true
+	case <-r.timers.wake():
 	case <-r.ctx.Done():
 		r.end(KindAbort, context.Cause(r.ctx).Error())
 		return nil
@@ -489,6 +505,10 @@ func (r *run) block(batch []event) []event {
 		r.end(KindTimeout, budget.WallMessage(r.limits.WallTime))
 		return nil
 	}
+	batch = r.timers.appendDue(batch)
+	if called {
+		batch = append(batch, first)
+	}
 	for more := true; more; {
 		select {
 		case ev := <-r.events:
@@ -496,6 +516,11 @@ func (r *run) block(batch []event) []event {
 		default:
 			more = false
 		}
+	}
+	if r.goexited.Load() {
+		clear(batch)
+		r.end(KindWorkerExit, goexitMessage)
+		return nil
 	}
 	return batch
 }

@@ -133,6 +133,9 @@ func buildSnapshot(ctx context.Context, hardened []byte, prelude string) (*snaps
 	if err := in.Init(quickjs.InitOptions{StackBytes: stackBytes, StackMargin: stackMargin, InterruptHandler: wasm.QuickJSInterruptTableIndex}); err != nil {
 		return fail(err)
 	}
+	if err := refuseImports(in); err != nil {
+		return fail(err)
+	}
 	if st.RandomState, err = in.FindContextU64(snapshotRealtime / 1000); err != nil {
 		return fail(fmt.Errorf("locating Math.random's state: %w", err))
 	}
@@ -185,6 +188,25 @@ func buildSnapshot(ctx context.Context, hardened []byte, prelude string) (*snaps
 		return fail(err)
 	}
 	return &snapshot{module: module, state: st}, nil
+}
+
+// importError is the message of the ReferenceError that every import() of
+// a program rejects with (see wasm.RefuseImports): coderun loads no
+// modules, and quickjs-libc's qjs:std, qjs:os and qjs:bjson are not built
+// in (wasm.DropStdModules).
+const importError = "modules are not available: a program cannot import anything (qjs:std, qjs:os and qjs:bjson do not exist here); use the bindings and globals the program was given instead"
+
+// refuseImports stores importError in the instance's memory and points the
+// module loader at it, so that the snapshot's instances refuse imports.
+func refuseImports(in *quickjs.Instance) error {
+	p, err := in.CString(importError)
+	if err != nil {
+		return fmt.Errorf("storing the import error: %w", err)
+	}
+	if !in.SetGlobalValue(wasm.ImportErrorExport, uint64(p)) {
+		return fmt.Errorf("the module does not export %s", wasm.ImportErrorExport)
+	}
+	return nil
 }
 
 // templateHost serves the snapshot instance: a fixed clock, no host calls,

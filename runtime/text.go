@@ -95,6 +95,24 @@ func (r *run) copyText(b []byte) []byte {
 	return dst
 }
 
+// checkValueText is serialize.CheckValueJSON for the program's value b, in
+// pieces when b is big. When the run ended meanwhile it returns errPaused.
+func (r *run) checkValueText(b []byte) error {
+	if len(b) <= textPiece {
+		return serialize.CheckValueJSON(b)
+	}
+	return serialize.CheckValueJSONPaced(b, textPiece, r.pauseCheck)
+}
+
+// pauseCheck is the pause of a paced check: errPaused once the run must
+// end.
+func (r *run) pauseCheck() error {
+	if r.pace() {
+		return errPaused
+	}
+	return nil
+}
+
 // errPaused stops a paced check when the run ended.
 var errPaused = fmt.Errorf("coderun: run ended during a check")
 
@@ -104,10 +122,5 @@ func (r *run) checkText(b []byte) error {
 	if len(b) <= textPiece {
 		return serialize.CheckJSON(b)
 	}
-	return serialize.CheckJSONPaced(b, textPiece, func() error {
-		if r.pace() {
-			return errPaused
-		}
-		return nil
-	})
+	return serialize.CheckJSONPaced(b, textPiece, r.pauseCheck)
 }

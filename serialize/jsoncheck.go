@@ -87,6 +87,16 @@ func CheckJSON(b []byte) error {
 	return check(b, &p)
 }
 
+// CheckValueJSON is CheckJSON for a program's completion value, which may
+// hold what a binding argument may not: integers beyond ±2^53 and escapes
+// of lone surrogates, both of which JavaScript reads back exactly. It
+// rejects everything else CheckJSON rejects.
+func CheckValueJSON(b []byte) error {
+	p := unpaced(b)
+	p.value = true
+	return check(b, &p)
+}
+
 // check is CheckJSON paced by p. When one of p's pauses fails, it returns
 // at once, with an error that its caller replaces with p.err.
 func check(b []byte, p *pacer) error {
@@ -369,7 +379,10 @@ func checkString(b []byte, i int, p *pacer) (end int, escaped bool, err error) {
 		case ch == '\\':
 			escaped = true
 			if i, err = checkEscape(b, i); err != nil {
-				return i, escaped, err
+				if !p.value || !errors.Is(err, ErrLoneSurrogate) {
+					return i, escaped, err
+				}
+				i += len(`\uXXXX`)
 			}
 		case ch < 0x20:
 			return i, escaped, syntaxError(i, "control character "+describe(ch)+" in string")
@@ -583,12 +596,12 @@ func checkNumber(b []byte, i int, pc *pacer) (int, error) {
 		if _, err := pc.parseFloat(b, start, end, first, fracEnd, p); err != nil {
 			return end, numberError(b, ErrNumberOverflow, start, end)
 		}
-		return end, numberError(b, ErrUnsafeInteger, start, end)
+		return end, pc.unsafeInteger(b, start, end)
 	case p > int64(len(maxSafe)):
-		return end, numberError(b, ErrUnsafeInteger, start, end)
+		return end, pc.unsafeInteger(b, start, end)
 	case p == int64(len(maxSafe)):
 		if !atMostMaxSafe(b[first:fracEnd], pc) {
-			return end, numberError(b, ErrUnsafeInteger, start, end)
+			return end, pc.unsafeInteger(b, start, end)
 		}
 	case neg && p < -320:
 		// Might round to -0; the smallest float64 is about 4.9e-324.

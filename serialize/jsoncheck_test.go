@@ -524,3 +524,33 @@ func FuzzCheckJSON(f *testing.F) {
 		}
 	})
 }
+
+// A program's value may hold integers beyond ±2^53 and lone surrogate
+// escapes, and nothing else CheckJSON rejects; paced or not.
+func TestCheckValueJSON(t *testing.T) {
+	for _, tc := range []struct {
+		text string
+		ok   bool
+	}{
+		{`1e21`, true},
+		{`[9007199254740993, "\ud800", {"k\udfff": -1e300}]`, true},
+		{`{"a": 1e21, "a": 2}`, false},
+		{`[1e21, {"a":1,"a":2}]`, false},
+		{`["\ud800", {undefined: 1}]`, false},
+		{`[1e400]`, false},
+		{`-0`, false},
+		{`"\ud800`, false},
+		{`["\xff"]`, false},
+	} {
+		text := []byte(tc.text)
+		if tc.text == `["\xff"]` {
+			text = []byte{'[', '"', 0xff, '"', ']'}
+		}
+		err := CheckValueJSON(text)
+		require.Equal(t, tc.ok, err == nil, "%s: %v", tc.text, err)
+		for _, piece := range []int{1, 3, 1 << 20} {
+			perr := CheckValueJSONPaced(text, piece, func() error { return nil })
+			require.Equal(t, err, perr, "%s, pieces of %d", tc.text, piece)
+		}
+	}
+}

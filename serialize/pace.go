@@ -14,10 +14,19 @@ import (
 //
 // Its answer is CheckJSON's: the same nil or *JSONError for the same b.
 func CheckJSONPaced(b []byte, piece int, pause func() error) error {
+	return checkPaced(b, piece, pause, false)
+}
+
+// CheckValueJSONPaced is CheckValueJSON paced as CheckJSONPaced is.
+func CheckValueJSONPaced(b []byte, piece int, pause func() error) error {
+	return checkPaced(b, piece, pause, true)
+}
+
+func checkPaced(b []byte, piece int, pause func() error, value bool) error {
 	if piece <= 0 {
 		piece = 1
 	}
-	p := pacer{next: min(piece, len(b)), piece: piece, pause: pause}
+	p := pacer{next: min(piece, len(b)), piece: piece, pause: pause, value: value}
 	err := check(b, &p)
 	if p.err != nil {
 		return p.err
@@ -39,6 +48,17 @@ type pacer struct {
 	piece int
 	pause func() error
 	err   error // what pause returned, which ends the check
+	// value: the text is a program's value (see CheckValueJSON).
+	value bool
+}
+
+// unsafeInteger is the error for the number b[start:end], an integer
+// beyond ±2^53: none when checking a value.
+func (p *pacer) unsafeInteger(b []byte, start, end int) error {
+	if p.value {
+		return nil
+	}
+	return numberError(b, ErrUnsafeInteger, start, end)
 }
 
 // unpaced returns the pacer of a check that never pauses.

@@ -1,7 +1,8 @@
 // Package wasm holds the QuickJS-NG WebAssembly artifact that coderun runs, and
 // the passes that rewrite it before it is compiled (fuel metering, a trapping
 // memory.grow, an exported stack pointer, one dispatcher export for the host's
-// calls, direct calls instead of the function table).
+// calls, direct calls instead of the function table, quickjs-libc's modules
+// removed and imports refused).
 //
 // The artifact is the wasm32-wasi build of QuickJS-NG 0.10.1 shipped inside
 // github.com/fastschema/qjs v0.0.6. Only its bytes are used: coderun drives the

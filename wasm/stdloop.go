@@ -7,7 +7,8 @@ import "fmt"
 const StdLoopExport = "coderun_std_loop"
 
 // ExportStdLoop exports js_std_loop (ctx) -> (), the libc routine that runs
-// every pending job and then polls the qjs:os timers, as StdLoopExport.
+// every pending job and then polls the qjs:os handlers and timers (none can
+// exist once DropStdModules has run), as StdLoopExport.
 //
 // The module exports it only inside QJS_Eval, which runs it after every
 // evaluation, so the host drained the job queue by evaluating a trivial

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/tetratelabs/wazero/api"
+
 	"github.com/coderun/coderun/wasm"
 )
 
@@ -246,4 +248,15 @@ func (in *Instance) GlobalValue(name string) (uint64, bool) {
 		return 0, false
 	}
 	return g.Get(), true
+}
+
+// SetGlobalValue sets an exported mutable global; it reports false when
+// there is no such global.
+func (in *Instance) SetGlobalValue(name string, v uint64) bool {
+	g, ok := in.mod.ExportedGlobal(name).(api.MutableGlobal)
+	if !ok {
+		return false
+	}
+	g.Set(v)
+	return true
 }

@@ -336,8 +336,9 @@ func (in *Instance) evalOption(op wasm.DispatchOp, code, bytecode, bytecodeLen u
 	return in.invoke(op, uint64(in.jsctx), opt)
 }
 
-// RunJobs runs every pending job, then the qjs:os timers that are due
-// (js_std_loop), and reports whether a job left an exception pending.
+// RunJobs runs every pending job (js_std_loop, which polls nothing more:
+// the hardened module has no qjs:os, see wasm.DropStdModules), and reports
+// whether a job left an exception pending.
 func (in *Instance) RunJobs() (bool, error) {
 	if _, err := in.invoke(wasm.DispatchStdLoop, uint64(in.jsctx)); err != nil {
 		return false, err
