@@ -5,8 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"log/slog"
-	"net/http"
 	"slices"
 	"strings"
 	"sync"
@@ -40,6 +40,11 @@ type ServerOptions struct {
 	// Version is reported to clients as the server's version; "" means
 	// "devel".
 	Version string
+	// MaxProgramBytes is the Config.MaxProgramBytes of the runtime; 0
+	// means the default. run_code refuses a larger program as a tool
+	// error, and the transports bound what they read by it (see
+	// RequestLimit).
+	MaxProgramBytes int64
 }
 
 // Server is an MCP server with a single tool, run_code, that runs a program
@@ -52,6 +57,9 @@ type Server struct {
 	upstreams []*Upstream
 	logger    *slog.Logger
 	server    *sdk.Server
+	runs      runSet // the run_code calls in flight
+
+	maxProgramBytes int64
 
 	mu          sync.Mutex // serialises description updates
 	description string
@@ -75,7 +83,10 @@ func NewServer(rt *coderun.Runtime, upstreams []*Upstream, opts *ServerOptions) 
 	if o.Version == "" {
 		o.Version = "devel"
 	}
-	s := &Server{rt: rt, upstreams: slices.Clone(upstreams), logger: o.Logger}
+	if o.MaxProgramBytes <= 0 {
+		o.MaxProgramBytes = coderun.DefaultConfig().MaxProgramBytes
+	}
+	s := &Server{rt: rt, upstreams: slices.Clone(upstreams), logger: o.Logger, maxProgramBytes: o.MaxProgramBytes}
 	s.server = sdk.NewServer(&sdk.Implementation{Name: "coderun", Title: "coderun code mode", Version: o.Version}, &sdk.ServerOptions{
 		Logger:       o.Logger,
 		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{ListChanged: true}},
@@ -87,17 +98,21 @@ func NewServer(rt *coderun.Runtime, upstreams []*Upstream, opts *ServerOptions) 
 // MCPServer returns the SDK server, to connect it to any transport.
 func (s *Server) MCPServer() *sdk.Server { return s.server }
 
-// Serve serves one client over t (for example &sdk.StdioTransport{}) until
-// the client disconnects or ctx is done.
+// Serve serves one client over t until the client disconnects or ctx is
+// done. For a process's stdio, t should be a *StdioTransport.
 func (s *Server) Serve(ctx context.Context, t sdk.Transport) error {
 	return s.server.Run(ctx, t)
 }
 
-// HTTPHandler returns a handler that serves clients over MCP's streamable
-// HTTP transport.
-func (s *Server) HTTPHandler() http.Handler {
-	return sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.server }, &sdk.StreamableHTTPOptions{Logger: s.logger})
+// StdioTransport returns a transport over r and w (a process's stdin and
+// stdout) that bounds and checks every line (see StdioTransport).
+func (s *Server) StdioTransport(r io.Reader, w io.Writer) *StdioTransport {
+	return &StdioTransport{Reader: r, Writer: w, MaxProgramBytes: s.maxProgramBytes}
 }
+
+// CancelRuns cancels every run in flight with cause and returns how many
+// there were.
+func (s *Server) CancelRuns(cause error) int { return s.runs.cancelAll(cause) }
 
 // Description returns run_code's current description.
 func (s *Server) Description() string {
@@ -131,6 +146,12 @@ func (s *Server) handle(ctx context.Context, req *sdk.CallToolRequest) (*sdk.Cal
 	if err := json.Unmarshal(req.Params.Arguments, &in); err != nil || in.Code == nil {
 		return errorResult(`run_code takes {"code": string}: the TypeScript program to run`), nil
 	}
+	var session string
+	if req.Session != nil {
+		session = req.Session.ID()
+	}
+	ctx, end := s.runs.start(ctx, session)
+	defer end()
 	return s.RunCode(ctx, *in.Code), nil
 }
 
@@ -139,6 +160,11 @@ func (s *Server) handle(ctx context.Context, req *sdk.CallToolRequest) (*sdk.Cal
 // makes its calls reject, it does not fail the run) and refreshes the
 // description when an upstream's tools changed.
 func (s *Server) RunCode(ctx context.Context, code string) *sdk.CallToolResult {
+	if n := int64(len(code)); n > s.maxProgramBytes {
+		return FormatResult(coderun.Result{Error: &coderun.Failure{Kind: coderun.Exception, Message: fmt.Sprintf(
+			"SyntaxError: the program is %d bytes, over the limit of Config.MaxProgramBytes = %d bytes; split the work into several runs",
+			n, s.maxProgramBytes)}})
+	}
 	for _, u := range s.upstreams {
 		if err := u.Start(ctx); err != nil {
 			s.logger.Warn("upstream unavailable", "upstream", u.Name(), "error", err)

@@ -244,6 +244,8 @@ func TestMCPMisuse(t *testing.T) {
 		{name: "command not found", args: []string{"mcp", "--upstream", "files=/nonexistent/server"}, want: `coderun mcp: --upstream: starting upstream "files": `},
 		{name: "not an MCP server", args: []string{"mcp", "--upstream", "files=true"}, want: `coderun mcp: --upstream: starting upstream "files": `},
 		{name: "invalid config", args: []string{"mcp", "--MaxConcurrentCalls", "0"}, want: "Config.MaxConcurrentCalls"},
+		{name: "all interfaces without a token", args: []string{"mcp", "--http", ":0"}, want: "coderun mcp: --http :0 listens beyond loopback"},
+		{name: "bad allowed origin", args: []string{"mcp", "--http", "localhost:0", "--allowed-origin", "example.com"}, want: `coderun mcp: origin "example.com" is not of the form scheme://host[:port]`},
 		{name: "run: name not an identifier", args: []string{"run", "--upstream", "my-files=true", "-"},
 			want: `coderun: --upstream my-files=true: upstream "my-files": coderun: invalid binding declaration`},
 	}
