@@ -221,13 +221,15 @@ func errorResult(text string) *sdk.CallToolResult {
 }
 
 // Description renders run_code's description for upstreams: what the tool
-// does, two short examples that use real tools, and the declarations of
-// every upstream tool (see Declarations).
+// does, two short examples, the declarations of every upstream tool (see
+// Declarations), and the tools left out because they require tasks. The
+// examples call only tools annotated readOnlyHint and not destructiveHint,
+// since models copy examples verbatim; without such tools they call none.
 func Description(upstreams []*Upstream) string {
 	var b strings.Builder
 	b.WriteString(`Runs a TypeScript program in a sandbox where the tools declared below are async functions. Use it to call several tools in one go: call them in parallel with Promise.all, compute with their results, and return only what you need.
 
-The program is the body of an async function: top-level await and return work. The result of this tool is what the program printed with console.log, one entry per line, then its return value (a string as is, anything else as JSON). A tool with an output schema resolves to its structured result; one without resolves to its text output, parsed as JSON when the text is JSON.`)
+The program is the body of an async function: top-level await and return work. The result of this tool is what the program printed with console.log, one entry per line, then its return value (a string as is, anything else as JSON); its structured content is {logs, value}. A tool with an output schema resolves to its structured result; one without resolves to its text output, parsed as JSON when the text is JSON.`)
 	if len(upstreams) > 0 {
 		fmt.Fprintf(&b, " A call that fails rejects with a %s (its message is the tool's error, its %s the tool's name)",
 			ErrorClassName, ErrorClassMemberProperty)
@@ -237,11 +239,22 @@ The program is the body of an async function: top-level await and return work. T
 
 	b.WriteString("Examples:\n\n```ts\n" + parallelExample(upstreams) + "```\n\n```ts\n" + errorExample(upstreams) + "```\n\n")
 	b.WriteString("Declarations:\n\n```ts\n" + Declarations(upstreams) + "```\n")
+	var left []string
+	for _, u := range upstreams {
+		for _, name := range u.TaskOnlyTools() {
+			left = append(left, memberAccess(u.Name(), name))
+		}
+	}
+	if len(left) > 0 {
+		b.WriteString("\nNot available: " + strings.Join(left, ", ") +
+			" (these tools can only run as MCP tasks, which run_code does not support).\n")
+	}
 	return b.String()
 }
 
-// exampleCalls returns up to n calls for the examples: real tools, in name
-// order, with arguments built from their input schemas.
+// exampleCalls returns up to n calls for the examples: real tools that are
+// safe to call (see exampleSafe), in name order, with arguments built from
+// their input schemas.
 func exampleCalls(upstreams []*Upstream, n int) []string {
 	var calls []string
 	for _, u := range upstreams {
@@ -251,10 +264,20 @@ func exampleCalls(upstreams []*Upstream, n int) []string {
 			if len(calls) == n {
 				return calls
 			}
-			calls = append(calls, memberAccess(u.Name(), t.Name)+"("+sampleArgs(t.InputSchema)+")")
+			if exampleSafe(t) {
+				calls = append(calls, memberAccess(u.Name(), t.Name)+"("+sampleArgs(t.InputSchema)+")")
+			}
 		}
 	}
 	return calls
+}
+
+// exampleSafe reports whether t is annotated read-only and not
+// destructive. (Annotations are hints from the server; without them a tool
+// is assumed to have side effects.)
+func exampleSafe(t *sdk.Tool) bool {
+	a := t.Annotations
+	return a != nil && a.ReadOnlyHint && (a.DestructiveHint == nil || !*a.DestructiveHint)
 }
 
 func parallelExample(upstreams []*Upstream) string {

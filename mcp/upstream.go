@@ -57,17 +57,19 @@ type Upstream struct {
 	logger *slog.Logger
 	stderr *stderrTail // nil unless the upstream is a command
 
-	mu      sync.Mutex
-	cur     *session    // the current or last session; nil before the first start
-	tools   []*sdk.Tool // from the last successful listing
-	failure error       // why the last start failed, or nil
-	starts  int
-	closed  bool
+	mu       sync.Mutex
+	cur      *session    // the current or last session; nil before the first start
+	tools    []*sdk.Tool // from the last successful listing, callable ones
+	taskOnly []string    // from the last successful listing, tools that require tasks
+	failure  error       // why the last start failed, or nil
+	starts   int
+	closed   bool
 }
 
 // session is one connection to the server, watched for its end.
 type session struct {
 	cs     *sdk.ClientSession
+	conn   *sniffConn
 	stale  atomic.Bool   // the server said its tool list changed
 	done   chan struct{} // closed once the connection has ended
 	reason error         // why it ended; set before done is closed
@@ -123,11 +125,22 @@ func NewCommandUpstream(name string, argv []string, stderr io.Writer, logger *sl
 func (u *Upstream) Name() string { return u.name }
 
 // Tools returns the tools of the last successful listing (nil before the
-// first successful Start). The slice must not be modified.
+// first successful Start), without those that require tasks (see
+// TaskOnlyTools). The slice must not be modified.
 func (u *Upstream) Tools() []*sdk.Tool {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	return u.tools
+}
+
+// TaskOnlyTools returns the names of the tools of the last successful
+// listing whose execution.taskSupport is "required": they can only be
+// called as MCP tasks, which coderun does not do, so they are left out of
+// Tools. The slice must not be modified.
+func (u *Upstream) TaskOnlyTools() []string {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return u.taskOnly
 }
 
 // Starts returns how many times the server was started successfully.
@@ -157,16 +170,16 @@ func (u *Upstream) Start(ctx context.Context) error {
 	}
 	if s := u.cur; s != nil && s.alive() {
 		if s.stale.Swap(false) {
-			tools, err := u.listTools(ctx, s.cs)
+			tools, taskOnly, err := u.listTools(ctx, s)
 			if err != nil {
 				s.stale.Store(true)
 				return fmt.Errorf("listing the tools of upstream %q: %w", u.name, err)
 			}
-			u.tools = tools
+			u.tools, u.taskOnly = tools, taskOnly
 		}
 		return nil
 	}
-	s, tools, err := u.connect(ctx)
+	s, tools, taskOnly, err := u.connect(ctx)
 	if err != nil {
 		if u.cur != nil {
 			err = fmt.Errorf("%w; restarting it failed: %w", u.cur.reason, err)
@@ -174,19 +187,20 @@ func (u *Upstream) Start(ctx context.Context) error {
 		u.failure = err
 		return fmt.Errorf("starting upstream %q: %w", u.name, err)
 	}
-	u.cur, u.tools, u.failure = s, tools, nil
+	u.cur, u.tools, u.taskOnly, u.failure = s, tools, taskOnly, nil
 	u.starts++
 	return nil
 }
 
 // connect dials, initialises the session, lists the tools, and starts
 // watching the connection.
-func (u *Upstream) connect(ctx context.Context) (*session, []*sdk.Tool, error) {
+func (u *Upstream) connect(ctx context.Context) (*session, []*sdk.Tool, []string, error) {
 	t, err := u.dial(ctx)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	s := &session{done: make(chan struct{})}
+	t = &sniffTransport{Transport: t, conn: &s.conn}
 	client := sdk.NewClient(&sdk.Implementation{Name: "coderun", Version: "1"}, &sdk.ClientOptions{
 		Logger: u.logger,
 		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) {
@@ -195,7 +209,7 @@ func (u *Upstream) connect(ctx context.Context) (*session, []*sdk.Tool, error) {
 	})
 	cs, err := client.Connect(ctx, t, nil)
 	if err != nil {
-		return nil, nil, u.explain(err)
+		return nil, nil, nil, u.explain(err)
 	}
 	s.cs = cs
 	go func() {
@@ -210,16 +224,16 @@ func (u *Upstream) connect(ctx context.Context) (*session, []*sdk.Tool, error) {
 		s.reason = u.explain(err)
 		close(s.done)
 	}()
-	tools, err := u.listTools(ctx, cs)
+	tools, taskOnly, err := u.listTools(ctx, s)
 	if err != nil {
 		_ = cs.Close()
 		<-s.done
-		return nil, nil, fmt.Errorf("listing tools: %w", err)
+		return nil, nil, nil, fmt.Errorf("listing tools: %w", err)
 	}
 	// The listing may have raced with the server's own list_changed
 	// notification at startup; what was just listed is current.
 	s.stale.Store(false)
-	return s, tools, nil
+	return s, tools, taskOnly, nil
 }
 
 // explain adds the last line the server wrote to its stderr, if any.
@@ -235,15 +249,21 @@ func (u *Upstream) explain(err error) error {
 
 // listTools lists every tool, following pagination. Tools whose names
 // coderun cannot bind (over hostcalls.MaxMemberNameLen bytes, not valid
-// UTF-8, holding NUL) and repeated names are skipped with a warning.
-func (u *Upstream) listTools(ctx context.Context, cs *sdk.ClientSession) ([]*sdk.Tool, error) {
-	var tools []*sdk.Tool
+// UTF-8, holding NUL) and repeated names are skipped with a warning; tools
+// that require tasks are returned apart, by name.
+func (u *Upstream) listTools(ctx context.Context, s *session) (tools []*sdk.Tool, taskOnly []string, _ error) {
+	s.conn.startListing()
 	seen := map[string]bool{}
-	for t, err := range cs.Tools(ctx, nil) {
+	for t, err := range s.cs.Tools(ctx, nil) {
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		switch {
+		case s.conn.requiresTasks(t.Name):
+			if !seen[t.Name] {
+				seen[t.Name] = true
+				taskOnly = append(taskOnly, t.Name)
+			}
 		case len(t.Name) > hostcalls.MaxMemberNameLen || !utf8.ValidString(t.Name) || strings.Contains(t.Name, "\x00"):
 			u.logger.Warn("skipping a tool whose name cannot be a member", "upstream", u.name, "tool", t.Name)
 		case seen[t.Name]:
@@ -253,7 +273,7 @@ func (u *Upstream) listTools(ctx context.Context, cs *sdk.ClientSession) ([]*sdk
 			tools = append(tools, t)
 		}
 	}
-	return tools, nil
+	return tools, taskOnly, nil
 }
 
 // Call calls tool with args (the program's argument: a JSON object, or null
