@@ -241,9 +241,11 @@ func TestHTTPSessionIdleTimeout(t *testing.T) {
 		resp := rawPost(t, url, `{"jsonrpc":"2.0","id":3,"method":"tools/list"}`, map[string]string{"Mcp-Session-Id": id, "Mcp-Protocol-Version": "2025-11-25"})
 		_ = resp.Body.Close()
 		require.Equal(t, http.StatusNotFound, resp.StatusCode, "the session is gone")
-		h.mu.Lock()
-		defer h.mu.Unlock()
-		require.Empty(t, h.sessions, "no state is left for closed sessions")
+		require.Eventually(t, func() bool {
+			h.mu.Lock()
+			defer h.mu.Unlock()
+			return len(h.sessions) == 0
+		}, 10*time.Second, 10*time.Millisecond, "no state is left for expired sessions")
 	})
 }
 

@@ -132,10 +132,11 @@ func (s *Server) updateTool() {
 	}
 	s.description = desc
 	s.server.AddTool(&sdk.Tool{
-		Name:        ToolName,
-		Title:       "Run TypeScript against the tools",
-		Description: desc,
-		InputSchema: runCodeInputSchema,
+		Name:         ToolName,
+		Title:        "Run TypeScript against the tools",
+		Description:  desc,
+		InputSchema:  runCodeInputSchema,
+		OutputSchema: OutputSchema,
 	}, s.handle)
 }
 
@@ -179,12 +180,14 @@ func (s *Server) RunCode(ctx context.Context, code string) *sdk.CallToolResult {
 	return FormatResult(res)
 }
 
-// FormatResult renders a coderun Result for a model. On success the text is
-// the log entries, one per line, then the value: a string as is, anything
-// else as JSON indented by two spaces (nothing when the program returned
-// nothing; "(no output)" when there is neither logs nor value). On failure
-// it is an error result whose text is "code run failed (KIND): MESSAGE",
-// followed by the log entries written before the failure.
+// FormatResult renders a coderun Result for a model. On success the
+// content is one text item holding the log entries, one per line, then one
+// holding the value: a string as is, anything else as JSON indented by two
+// spaces (each item only when there is something to show; "(no output)"
+// when there is neither), and the structured content is {logs, value}
+// (value absent when the program returned nothing; see OutputSchema). On
+// failure it is an error result whose text is "code run failed (KIND):
+// MESSAGE", followed by the log entries written before the failure.
 func FormatResult(res coderun.Result) *sdk.CallToolResult {
 	if res.Error != nil {
 		text := fmt.Sprintf("code run failed (%s): %s", res.Error.Kind, res.Error.Message)
@@ -193,16 +196,45 @@ func FormatResult(res coderun.Result) *sdk.CallToolResult {
 		}
 		return errorResult(text)
 	}
-	lines := slices.Clone(res.Logs)
+	var content []sdk.Content
+	if len(res.Logs) > 0 {
+		content = append(content, &sdk.TextContent{Text: strings.Join(res.Logs, "\n")})
+	}
 	if res.Value != nil {
-		lines = append(lines, formatValue(res.Value))
+		content = append(content, &sdk.TextContent{Text: formatValue(res.Value)})
 	}
-	text := strings.Join(lines, "\n")
-	if len(lines) == 0 {
-		text = "(no output)"
+	if len(content) == 0 {
+		content = []sdk.Content{&sdk.TextContent{Text: "(no output)"}}
 	}
-	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: text}}}
+	logs := res.Logs
+	if logs == nil {
+		logs = []string{}
+	}
+	return &sdk.CallToolResult{Content: content, StructuredContent: structuredResult{Logs: logs, Value: res.Value}}
 }
+
+// structuredResult is run_code's structured content.
+type structuredResult struct {
+	Logs  []string        `json:"logs"`
+	Value json.RawMessage `json:"value,omitempty"`
+}
+
+// OutputSchema is run_code's output schema, the shape of its structured
+// content.
+var OutputSchema = json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "logs": {
+      "type": "array",
+      "items": {"type": "string"},
+      "description": "What the program printed with console.log and the like, one entry per call."
+    },
+    "value": {
+      "description": "The program's return value, as JSON; absent when it returned nothing."
+    }
+  },
+  "required": ["logs"]
+}`)
 
 func formatValue(v json.RawMessage) string {
 	var str string

@@ -86,16 +86,20 @@ func connect(t *testing.T, bin string, args ...string) *sdk.ClientSession {
 	return cs
 }
 
-// runCode calls run_code and returns its only text and whether it is an
-// error result.
+// runCode calls run_code and returns its text items (the logs, the value)
+// joined by newlines and whether it is an error result.
 func runCode(t *testing.T, cs *sdk.ClientSession, code string) (string, bool) {
 	t.Helper()
 	res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "run_code", Arguments: map[string]any{"code": code}})
 	require.NoError(t, err)
-	require.Len(t, res.Content, 1)
-	text, ok := res.Content[0].(*sdk.TextContent)
-	require.True(t, ok, "content %T", res.Content[0])
-	return text.Text, res.IsError
+	require.NotEmpty(t, res.Content)
+	var texts []string
+	for _, c := range res.Content {
+		text, ok := c.(*sdk.TextContent)
+		require.True(t, ok, "content %T", c)
+		texts = append(texts, text.Text)
+	}
+	return strings.Join(texts, "\n"), res.IsError
 }
 
 // testLog writes a subprocess's stderr to the test log.
