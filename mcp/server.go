@@ -153,7 +153,13 @@ func (s *Server) handle(ctx context.Context, req *sdk.CallToolRequest) (*sdk.Cal
 	}
 	ctx, end := s.runs.start(ctx, session)
 	defer end()
-	return s.RunCode(ctx, *in.Code), nil
+	var p *progressReporter
+	if token := req.Params.GetProgressToken(); token != nil && req.Session != nil {
+		p = startProgress(ctx, token, req.Session.NotifyProgress)
+	}
+	res := s.runCode(ctx, *in.Code, p)
+	p.finish()
+	return res, nil
 }
 
 // RunCode runs code as run_code does and returns the tool's result. It
@@ -161,6 +167,11 @@ func (s *Server) handle(ctx context.Context, req *sdk.CallToolRequest) (*sdk.Cal
 // makes its calls reject, it does not fail the run) and refreshes the
 // description when an upstream's tools changed.
 func (s *Server) RunCode(ctx context.Context, code string) *sdk.CallToolResult {
+	return s.runCode(ctx, code, nil)
+}
+
+// runCode is RunCode, reporting the run's progress to p (which may be nil).
+func (s *Server) runCode(ctx context.Context, code string, p *progressReporter) *sdk.CallToolResult {
 	if n := int64(len(code)); n > s.maxProgramBytes {
 		return FormatResult(coderun.Result{Error: &coderun.Failure{Kind: coderun.Exception, Message: fmt.Sprintf(
 			"SyntaxError: the program is %d bytes, over the limit of Config.MaxProgramBytes = %d bytes; split the work into several runs",
@@ -172,7 +183,7 @@ func (s *Server) RunCode(ctx context.Context, code string) *sdk.CallToolResult {
 		}
 	}
 	s.updateTool()
-	res, err := s.rt.Run(ctx, coderun.Request{Program: code, Bindings: Bindings(s.upstreams)})
+	res, err := s.rt.Run(ctx, coderun.Request{Program: code, Bindings: bindings(s.upstreams, p)})
 	if err != nil {
 		return errorResult(fmt.Sprintf("code run failed: %v", err))
 	}

@@ -64,6 +64,9 @@ type Upstream struct {
 	failure  error       // why the last start failed, or nil
 	starts   int
 	closed   bool
+
+	progress  sync.Map     // progress token → func(*sdk.ProgressNotificationParams), per call in flight
+	nextToken atomic.Int64 // for the progress tokens of calls
 }
 
 // session is one connection to the server, watched for its end.
@@ -203,8 +206,16 @@ func (u *Upstream) connect(ctx context.Context) (*session, []*sdk.Tool, []string
 	t = &sniffTransport{Transport: t, conn: &s.conn}
 	client := sdk.NewClient(&sdk.Implementation{Name: "coderun", Version: "1"}, &sdk.ClientOptions{
 		Logger: u.logger,
+		// No roots: they are deprecated, and a program has no folders to
+		// offer.
+		Capabilities: &sdk.ClientCapabilities{},
 		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) {
 			s.stale.Store(true)
+		},
+		ProgressNotificationHandler: func(_ context.Context, req *sdk.ProgressNotificationClientRequest) {
+			if f, ok := u.progress.Load(req.Params.ProgressToken); ok {
+				f.(func(*sdk.ProgressNotificationParams))(req.Params)
+			}
 		},
 	})
 	cs, err := client.Connect(ctx, t, nil)
@@ -280,6 +291,12 @@ func (u *Upstream) listTools(ctx context.Context, s *session) (tools []*sdk.Tool
 // for none) and maps its result with ResultJSON. When the server is not
 // running, or dies during the call, the error is a *NotRunningError.
 func (u *Upstream) Call(ctx context.Context, tool string, args json.RawMessage) (json.RawMessage, error) {
+	return u.call(ctx, tool, args, nil)
+}
+
+// call is Call; when onProgress is not nil, the call carries a progress
+// token and the server's progress notifications for it go to onProgress.
+func (u *Upstream) call(ctx context.Context, tool string, args json.RawMessage, onProgress func(*sdk.ProgressNotificationParams)) (json.RawMessage, error) {
 	args = bytes.TrimSpace(args)
 	switch {
 	case len(args) == 0 || string(args) == "null":
@@ -298,7 +315,14 @@ func (u *Upstream) Call(ctx context.Context, tool string, args json.RawMessage) 
 	case !s.alive():
 		return nil, &NotRunningError{Upstream: u.name, Reason: s.reason}
 	}
-	res, err := s.cs.CallTool(ctx, &sdk.CallToolParams{Name: tool, Arguments: args})
+	params := &sdk.CallToolParams{Name: tool, Arguments: args}
+	if onProgress != nil {
+		token := fmt.Sprintf("coderun-%d", u.nextToken.Add(1))
+		params.SetProgressToken(token)
+		u.progress.Store(token, onProgress)
+		defer u.progress.Delete(token)
+	}
+	res, err := s.cs.CallTool(ctx, params)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, context.Cause(ctx)
