@@ -9,6 +9,8 @@ import (
 	"io"
 	"log/slog"
 	"os/exec"
+	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -104,8 +106,10 @@ const commandGrace = 2 * time.Second
 // NewCommandUpstream returns an upstream that runs argv (a program and its
 // arguments) as a subprocess speaking MCP over its stdin and stdout. Each
 // line the process writes to its stderr is copied to stderr (when not nil)
-// prefixed with "[name] "; the last line also explains, in the
-// *NotRunningError of later calls, why the process died.
+// prefixed with "[name] ". When the process fails to start, or dies, the
+// error says how it exited, and quotes the last line of its stderr that
+// reads like an error, if any (for a death: written since it started
+// serving; its last line is usually unrelated, such as a startup banner).
 func NewCommandUpstream(name string, argv []string, stderr io.Writer, logger *slog.Logger) *Upstream {
 	tail := &stderrTail{prefix: "[" + name + "] ", out: stderr}
 	argv = append([]string(nil), argv...)
@@ -220,39 +224,47 @@ func (u *Upstream) connect(ctx context.Context) (*session, []*sdk.Tool, []string
 	})
 	cs, err := client.Connect(ctx, t, nil)
 	if err != nil {
-		return nil, nil, nil, u.explain(err)
+		return nil, nil, nil, u.explain(err, false)
 	}
 	s.cs = cs
 	go func() {
 		err := cs.Wait()
+		var exit *exec.ExitError
 		switch {
+		case errors.As(err, &exit): // closing the connection waited for the process
+			err = fmt.Errorf("the server exited (%s)", exit.ProcessState)
 		case err == nil:
 			err = errors.New("the server closed the connection")
 		case errors.Is(err, sdk.ErrConnectionClosed):
 		default:
 			err = fmt.Errorf("the server ended: %w", err)
 		}
-		s.reason = u.explain(err)
+		s.reason = u.explain(err, true)
 		close(s.done)
 	}()
 	tools, taskOnly, err := u.listTools(ctx, s)
 	if err != nil {
 		_ = cs.Close()
 		<-s.done
-		return nil, nil, nil, fmt.Errorf("listing tools: %w", err)
+		return nil, nil, nil, u.explain(fmt.Errorf("listing tools: %w", err), false)
 	}
 	// The listing may have raced with the server's own list_changed
 	// notification at startup; what was just listed is current.
 	s.stale.Store(false)
+	if u.stderr != nil {
+		u.stderr.mark()
+	}
 	return s, tools, taskOnly, nil
 }
 
-// explain adds the last line the server wrote to its stderr, if any.
-func (u *Upstream) explain(err error) error {
+// explain adds, for a command, the last line of its stderr that reads like
+// an error: since it started serving, for a death; else since it was
+// launched, or its last line.
+func (u *Upstream) explain(err error, died bool) error {
 	if u.stderr == nil {
 		return err
 	}
-	if line := u.stderr.last(); line != "" {
+	if line := u.stderr.relevant(died); line != "" {
 		return fmt.Errorf("%w (stderr: %s)", err, line)
 	}
 	return err
@@ -367,18 +379,27 @@ func (u *Upstream) Close() error {
 }
 
 // stderrTail copies a subprocess's stderr to out line by line, each line
-// prefixed, and remembers the last non-empty line.
+// prefixed, and remembers the last lines, since the process was launched
+// and since it started serving (mark).
 type stderrTail struct {
 	prefix string
 	out    io.Writer
 
-	mu      sync.Mutex
-	partial []byte
-	line    string
+	mu       sync.Mutex
+	partial  []byte
+	lines    []string // the last maxStderrLines lines, bounded each
+	sinceRun int      // how many of lines were written since mark; -1 before mark
 }
 
 // maxStderrLine bounds a remembered or buffered stderr line.
 const maxStderrLine = 512
+
+// maxStderrLines is how many lines are remembered.
+const maxStderrLines = 16
+
+// errorish matches the stderr lines that are likely to say why a process
+// failed.
+var errorish = regexp.MustCompile(`(?i)error|exception|panic|fatal|fail|cannot|can't|denied|refused|not found|no such|invalid|killed|abort`)
 
 func (t *stderrTail) Write(p []byte) (int, error) {
 	t.mu.Lock()
@@ -407,11 +428,18 @@ func (t *stderrTail) flush() {
 	if t.out != nil {
 		_, _ = io.WriteString(t.out, t.prefix+line+"\n")
 	}
-	if strings.TrimSpace(line) != "" {
-		if len(line) > maxStderrLine {
-			line = strings.ToValidUTF8(line[:maxStderrLine], "") + "..."
-		}
-		t.line = line
+	if strings.TrimSpace(line) == "" {
+		return
+	}
+	if len(line) > maxStderrLine {
+		line = strings.ToValidUTF8(line[:maxStderrLine], "") + "..."
+	}
+	if len(t.lines) == maxStderrLines {
+		t.lines = slices.Delete(t.lines, 0, 1)
+	}
+	t.lines = append(t.lines, strings.TrimSpace(line))
+	if t.sinceRun >= 0 {
+		t.sinceRun = min(t.sinceRun+1, len(t.lines))
 	}
 }
 
@@ -419,14 +447,37 @@ func (t *stderrTail) flush() {
 func (t *stderrTail) reset() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.partial, t.line = t.partial[:0], ""
+	t.partial, t.lines, t.sinceRun = t.partial[:0], nil, -1
 }
 
-func (t *stderrTail) last() string {
+// mark notes that the process started serving.
+func (t *stderrTail) mark() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	t.sinceRun = 0
+}
+
+// relevant returns the last remembered line that reads like an error
+// (since mark when sinceRun is true, when marked), or, when not sinceRun,
+// the last line.
+func (t *stderrTail) relevant(sinceRun bool) string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	lines := t.lines
 	if len(bytes.TrimSpace(t.partial)) > 0 {
-		return strings.TrimSpace(strings.ToValidUTF8(string(t.partial), "\uFFFD"))
+		lines = append(slices.Clone(lines), strings.TrimSpace(strings.ToValidUTF8(string(t.partial), "\uFFFD")))
 	}
-	return t.line
+	if sinceRun && t.sinceRun >= 0 {
+		keep := t.sinceRun + len(lines) - len(t.lines) // plus the partial line, if any
+		lines = lines[len(lines)-keep:]
+	}
+	for i := len(lines) - 1; i >= 0; i-- {
+		if errorish.MatchString(lines[i]) {
+			return lines[i]
+		}
+	}
+	if !sinceRun && len(lines) > 0 {
+		return lines[len(lines)-1]
+	}
+	return ""
 }
