@@ -8,7 +8,10 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httputil"
+	neturl "net/url"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -304,4 +307,96 @@ func TestHTTPBodyLimit(t *testing.T) {
 		msg := sseResult(t, rawPost(t, url, toolCallBody(8, "return 'ok'"), hdr))
 		require.NotEqual(t, true, msg["result"].(map[string]any)["isError"], msg)
 	})
+}
+
+// Shutdown stops accepting requests, lets the runs in flight finish until
+// its ctx is done, then cancels the others.
+func TestHTTPShutdown(t *testing.T) {
+	s, err := NewServer(newRuntime(t, nil), nil, nil)
+	require.NoError(t, err)
+	h, url := serveHTTP(t, s, nil)
+	hdr := map[string]string{"Mcp-Session-Id": rawSession(t, url, nil), "Mcp-Protocol-Version": "2025-11-25"}
+
+	results := make(chan map[string]any, 2)
+	for i, code := range []string{`await new Promise(r => setTimeout(r, 500)); return "short"`, `await new Promise(r => setTimeout(r, 50000)); return "long"`} {
+		go func() { results <- sseResult(t, rawPost(t, url, toolCallBody(10+i, code), hdr)) }()
+	}
+	require.Eventually(t, func() bool { return s.runs.count() == 2 }, 10*time.Second, 5*time.Millisecond)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
+	defer cancel()
+	shut := make(chan error, 1)
+	go func() { shut <- h.Shutdown(ctx) }()
+	require.Eventually(t, func() bool { return !h.Ready() }, 10*time.Second, time.Millisecond)
+
+	resp, err := http.Get(url + "/readyz")
+	require.NoError(t, err)
+	_ = resp.Body.Close()
+	require.Equal(t, http.StatusServiceUnavailable, resp.StatusCode)
+	resp = rawPost(t, url, initializeBody, nil)
+	_ = resp.Body.Close()
+	require.Equal(t, http.StatusServiceUnavailable, resp.StatusCode, "no new requests while draining")
+	resp, err = http.Get(url + "/healthz")
+	require.NoError(t, err)
+	_ = resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode, "still alive")
+
+	texts := map[float64]string{}
+	for range 2 {
+		msg := <-results
+		texts[msg["id"].(float64)] = msg["result"].(map[string]any)["content"].([]any)[0].(map[string]any)["text"].(string)
+	}
+	require.Equal(t, "short", texts[10], "a run within the grace period finishes")
+	require.Equal(t, "code run failed (abort): the server is shutting down", texts[11])
+	require.ErrorIs(t, <-shut, context.DeadlineExceeded)
+	require.Zero(t, s.runs.count())
+	for range s.MCPServer().Sessions() {
+		t.Fatal("a session is left open")
+	}
+}
+
+// In stateless mode any replica answers any request: a client works
+// through a load balancer that alternates between two servers.
+func TestHTTPStatelessReplicas(t *testing.T) {
+	u, _ := startUpstream(t, "local", testServer(nil))
+	rt := newRuntime(t, nil)
+	var backends []string
+	hits := make([]int, 2)
+	for range 2 {
+		s, err := NewServer(rt, []*Upstream{u}, nil)
+		require.NoError(t, err)
+		_, url := serveHTTP(t, s, &HTTPOptions{Stateless: true})
+		backends = append(backends, url)
+	}
+	var mu sync.Mutex
+	next := 0
+	lb := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		i := next
+		next = (next + 1) % 2
+		hits[i]++
+		mu.Unlock()
+		target, _ := neturl.Parse(backends[i])
+		httputil.NewSingleHostReverseProxy(target).ServeHTTP(w, r)
+	}))
+	defer lb.Close()
+
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, nil).
+		Connect(context.Background(), &sdk.StreamableClientTransport{Endpoint: lb.URL}, nil)
+	require.NoError(t, err)
+	defer func() { _ = cs.Close() }()
+	require.Empty(t, cs.ID(), "no session")
+	for i := range 4 {
+		text, isError := callRunCode(t, cs, fmt.Sprintf(`return (await local.add({a: %d, b: 1})).sum`, i))
+		require.False(t, isError, text)
+		require.Equal(t, fmt.Sprint(i+1), text)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	require.Positive(t, hits[0])
+	require.Positive(t, hits[1])
+
+	resp := rawPost(t, backends[0], `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, nil)
+	msg := sseResult(t, resp)
+	require.NotNil(t, msg["result"], "a request without initialize is served: %v", msg)
 }

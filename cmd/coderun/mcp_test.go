@@ -5,12 +5,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/coderun/coderun"
@@ -62,15 +64,42 @@ func everythingUpstream(t *testing.T) string {
 	return "everything=node '" + everythingServer(t) + "' stdio"
 }
 
-// buildCoderun builds this command into a temporary directory.
+// built is the coderun binary the tests build once, into a temporary
+// directory that TestMain removes.
+var built struct {
+	once sync.Once
+	dir  string
+	bin  string
+	err  error
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if built.dir != "" {
+		_ = os.RemoveAll(built.dir)
+	}
+	os.Exit(code)
+}
+
+// buildCoderun builds this command, once per test process.
 func buildCoderun(t *testing.T) string {
 	t.Helper()
-	goTool, err := exec.LookPath("go")
-	require.NoError(t, err)
-	bin := filepath.Join(t.TempDir(), "coderun")
-	out, err := exec.Command(goTool, "build", "-o", bin, ".").CombinedOutput()
-	require.NoError(t, err, "go build: %s", out)
-	return bin
+	built.once.Do(func() {
+		goTool, err := exec.LookPath("go")
+		if err != nil {
+			built.err = err
+			return
+		}
+		if built.dir, built.err = os.MkdirTemp("", "coderun-e2e-"); built.err != nil {
+			return
+		}
+		built.bin = filepath.Join(built.dir, "coderun")
+		if out, err := exec.Command(goTool, "build", "-o", built.bin, ".").CombinedOutput(); err != nil {
+			built.err = fmt.Errorf("go build: %w: %s", err, out)
+		}
+	})
+	require.NoError(t, built.err)
+	return built.bin
 }
 
 // connect starts bin with args as an MCP server subprocess and connects to
