@@ -248,8 +248,9 @@ func (h *HTTPHandler) leave() {
 
 // limitBody makes sure r's body is at most h.limit bytes. It answers a
 // larger body itself, reading it through an envelopeScanner (never more
-// than four times the limit, and never keeping it) to find its id: a tools/call
-// gets a tool error (the program is too large), anything else 413.
+// than four times the limit, and never keeping it) to find its id: a
+// tools/call gets a tool error (the program is too large), anything else
+// (or a body declared over four times the limit) 413.
 func (h *HTTPHandler) limitBody(w http.ResponseWriter, r *http.Request) bool {
 	if r.ContentLength >= 0 && r.ContentLength <= h.limit {
 		return true
@@ -269,7 +270,9 @@ func (h *HTTPHandler) limitBody(w http.ResponseWriter, r *http.Request) bool {
 		}
 		_, _ = s.Write(buf.Bytes())
 	}
-	_, _ = io.Copy(s, io.LimitReader(r.Body, 4*h.limit-s.size))
+	if r.ContentLength <= 4*h.limit { // beyond, not worth reading: answered without its id
+		_, _ = io.Copy(s, io.LimitReader(r.Body, 4*h.limit-s.size))
+	}
 	reply, isCall := oversizeReply(s, h.limit, h.s.maxProgramBytes)
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Connection", "close")

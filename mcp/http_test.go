@@ -297,6 +297,18 @@ func TestHTTPBodyLimit(t *testing.T) {
 			require.Contains(t, toolText(t, msg), fmt.Sprintf("the request is over %d bytes", limit))
 		})
 	}
+	t.Run("declared far over the limit: not read", func(t *testing.T) {
+		resp := rawPost(t, url, toolCallBody(9, "return '"+strings.Repeat("x", int(5*limit))+"'"), hdr)
+		require.Equal(t, http.StatusRequestEntityTooLarge, resp.StatusCode)
+		body, err := io.ReadAll(resp.Body)
+		require.NoError(t, err)
+		_ = resp.Body.Close()
+		var msg map[string]any
+		require.NoError(t, json.Unmarshal(body, &msg), string(body))
+		require.Contains(t, msg, "id")
+		require.Nil(t, msg["id"], "the id, at the end, was not read")
+		require.EqualValues(t, codeInvalidRequest, msg["error"].(map[string]any)["code"])
+	})
 	t.Run("not a call", func(t *testing.T) {
 		resp := rawPost(t, url, `{"jsonrpc":"2.0","id":7,"method":"ping","params":{"x":"`+strings.Repeat("p", int(limit))+`"}}`, hdr)
 		require.Equal(t, http.StatusRequestEntityTooLarge, resp.StatusCode)
