@@ -19,6 +19,17 @@
 // A [Server] is an MCP server with one tool, run_code, whose input is
 // {code: string}. Its description holds the TypeScript declarations of every
 // upstream tool, rendered from the tools' JSON Schemas by [SchemaTS], so a
-// model can write correct calls the first time. Each call runs the code in a
-// fresh coderun instance of one shared [coderun.Runtime].
+// model can write correct calls the first time, and examples that call only
+// read-only tools. Each call runs the code in a fresh coderun instance of one
+// shared [coderun.Runtime]; its result is the logs and the value as separate
+// text items and as structured content {logs, value} (see [FormatResult]),
+// and, when the client asks, progress notifications (one step per completed
+// upstream call or upstream progress notification).
+//
+// A Server is served over a process's stdio with [StdioTransport], which
+// answers and drops the lines go-sdk could not decode, or over streamable
+// HTTP with [Server.HTTPHandler], which checks Origin and an optional bearer
+// token, cancels the runs of deleted and idle sessions, bounds bodies by
+// [RequestLimit], may run without sessions (stateless, for replicas behind a
+// load balancer), and drains on [HTTPHandler.Shutdown].
 package mcp

@@ -2,15 +2,17 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
 
@@ -55,11 +57,12 @@ type sumResult struct {
 //	image({})           image content only
 func testServer(opts *sdk.ServerOptions) *sdk.Server {
 	s := sdk.NewServer(&sdk.Implementation{Name: "local", Version: "1"}, opts)
-	sdk.AddTool(s, &sdk.Tool{Name: "echo", Description: "Echoes text."},
+	readOnly := &sdk.ToolAnnotations{ReadOnlyHint: true}
+	sdk.AddTool(s, &sdk.Tool{Name: "echo", Description: "Echoes text.", Annotations: readOnly},
 		func(_ context.Context, _ *sdk.CallToolRequest, in textArgs) (*sdk.CallToolResult, any, error) {
 			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "echo: " + in.Text}}}, nil, nil
 		})
-	sdk.AddTool(s, &sdk.Tool{Name: "add", Description: "Adds two numbers."},
+	sdk.AddTool(s, &sdk.Tool{Name: "add", Description: "Adds two numbers.", Annotations: readOnly},
 		func(_ context.Context, _ *sdk.CallToolRequest, in addArgs) (*sdk.CallToolResult, sumResult, error) {
 			return nil, sumResult{Sum: in.A + in.B}, nil
 		})
@@ -84,6 +87,10 @@ func testServer(opts *sdk.ServerOptions) *sdk.Server {
 type inProcess struct {
 	server *sdk.Server
 
+	// taskOnly names tools that the server's tools/list marks with
+	// execution.taskSupport "required" (go-sdk's Tool cannot say so).
+	taskOnly []string
+
 	mu    sync.Mutex
 	pipes []*io.PipeWriter // per connection, server→client
 	fail  error            // when set, dialing fails with it
@@ -97,7 +104,11 @@ func (p *inProcess) dial(ctx context.Context) (sdk.Transport, error) {
 	}
 	clientR, serverW := io.Pipe()
 	serverR, clientW := io.Pipe()
-	if _, err := p.server.Connect(ctx, &sdk.IOTransport{Reader: serverR, Writer: serverW}, nil); err != nil {
+	var st sdk.Transport = &sdk.IOTransport{Reader: serverR, Writer: serverW}
+	if len(p.taskOnly) > 0 {
+		st = &markTasks{Transport: st, names: p.taskOnly}
+	}
+	if _, err := p.server.Connect(ctx, st, nil); err != nil {
 		return nil, err
 	}
 	p.pipes = append(p.pipes, serverW)
@@ -145,8 +156,8 @@ func connectClient(t *testing.T, s *Server, opts *sdk.ClientOptions) *sdk.Client
 	return cs
 }
 
-// callRunCode calls run_code and returns its text and whether it is an
-// error result.
+// callRunCode calls run_code and returns its text items joined by
+// newlines and whether it is an error result.
 func callRunCode(t *testing.T, cs *sdk.ClientSession, code string) (string, bool) {
 	t.Helper()
 	res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: ToolName, Arguments: map[string]any{"code": code}})
@@ -157,7 +168,7 @@ func callRunCode(t *testing.T, cs *sdk.ClientSession, code string) (string, bool
 		require.True(t, ok, "content %T", c)
 		texts = append(texts, tc.Text)
 	}
-	require.Len(t, texts, 1, fmt.Sprint(texts))
+	require.NotEmpty(t, texts)
 	return strings.Join(texts, "\n"), res.IsError
 }
 
@@ -182,3 +193,38 @@ func (a *atomicMax) enter(peak *atomicMax) {
 func (a *atomicMax) leave() { a.n.Add(-1) }
 
 func (a *atomicMax) load() int64 { return a.n.Load() }
+
+// markTasks adds execution.taskSupport "required" to the named tools of the
+// tools/list results a server sends.
+type markTasks struct {
+	sdk.Transport
+	names []string
+}
+
+func (m *markTasks) Connect(ctx context.Context) (sdk.Connection, error) {
+	c, err := m.Transport.Connect(ctx)
+	return &markTasksConn{Connection: c, names: m.names}, err
+}
+
+type markTasksConn struct {
+	sdk.Connection
+	names []string
+}
+
+func (c *markTasksConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	if resp, ok := msg.(*jsonrpc.Response); ok && resp.Error == nil {
+		var res map[string]any
+		if json.Unmarshal(resp.Result, &res) == nil {
+			if tools, ok := res["tools"].([]any); ok {
+				for _, t := range tools {
+					tool := t.(map[string]any)
+					if slices.Contains(c.names, tool["name"].(string)) {
+						tool["execution"] = map[string]any{"taskSupport": "required"}
+					}
+				}
+				resp.Result, _ = json.Marshal(res)
+			}
+		}
+	}
+	return c.Connection.Write(ctx, msg)
+}

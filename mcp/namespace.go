@@ -26,10 +26,15 @@ const (
 // ToolCallError class (the same *coderun.ErrorClass), so every failed call
 // of every upstream rejects with it.
 func Bindings(upstreams []*Upstream) []coderun.Namespace {
+	return bindings(upstreams, nil)
+}
+
+// bindings is Bindings, with the calls reporting to p (which may be nil).
+func bindings(upstreams []*Upstream, p *progressReporter) []coderun.Namespace {
 	class := &coderun.ErrorClass{Name: ErrorClassName, MemberNameProperty: ErrorClassMemberProperty}
 	ns := make([]coderun.Namespace, len(upstreams))
 	for i, u := range upstreams {
-		ns[i] = Namespace(u, class)
+		ns[i] = namespace(u, class, p)
 	}
 	return ns
 }
@@ -38,12 +43,27 @@ func Bindings(upstreams []*Upstream) []coderun.Namespace {
 // tool is a member of the same name that calls Upstream.Call. With a
 // non-nil class, rejections are instances of it.
 func Namespace(u *Upstream, class *coderun.ErrorClass) coderun.Namespace {
+	return namespace(u, class, nil)
+}
+
+// namespace is Namespace, with the calls reporting to p (which may be nil):
+// their completion and the upstream's progress notifications.
+func namespace(u *Upstream, class *coderun.ErrorClass, p *progressReporter) coderun.Namespace {
 	tools := u.Tools()
 	ns := coderun.Namespace{Global: u.Name(), Functions: make(map[string]coderun.Func, len(tools))}
 	for _, t := range tools {
 		name := t.Name
+		if p == nil {
+			ns.Functions[name] = func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
+				return u.Call(ctx, name, args)
+			}
+			continue
+		}
+		onProgress := func(params *sdk.ProgressNotificationParams) { p.upstreamProgress(u.Name(), name, params) }
 		ns.Functions[name] = func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
-			return u.Call(ctx, name, args)
+			res, err := u.call(ctx, name, args, onProgress)
+			p.callDone(u.Name(), name, err)
+			return res, err
 		}
 	}
 	ns.ErrorClass = class

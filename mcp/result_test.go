@@ -1,10 +1,13 @@
 package mcp
 
 import (
+	"encoding/json"
 	"testing"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
+
+	"github.com/coderun/coderun"
 )
 
 func text(s string) sdk.Content { return &sdk.TextContent{Text: s} }
@@ -52,6 +55,47 @@ func TestResultJSON(t *testing.T) {
 			}
 			require.NoError(t, err)
 			require.Equal(t, tc.want, string(got))
+		})
+	}
+}
+
+// A run's result is one text item for the logs, one for the value, and
+// the structured content {logs, value}; a failure is an error result.
+func TestFormatResult(t *testing.T) {
+	tests := []struct {
+		name       string
+		res        coderun.Result
+		texts      []string
+		structured string // "" for none
+	}{
+		{name: "logs and value", res: coderun.Result{Logs: []string{"a", "b c"}, Value: json.RawMessage(`{"x":[1,"y"]}`)},
+			texts: []string{"a\nb c", "{\n  \"x\": [\n    1,\n    \"y\"\n  ]\n}"}, structured: `{"logs":["a","b c"],"value":{"x":[1,"y"]}}`},
+		{name: "string value as is", res: coderun.Result{Logs: []string{}, Value: json.RawMessage(`"line1\nline2"`)},
+			texts: []string{"line1\nline2"}, structured: `{"logs":[],"value":"line1\nline2"}`},
+		{name: "null value", res: coderun.Result{Logs: []string{}, Value: json.RawMessage(`null`)},
+			texts: []string{"null"}, structured: `{"logs":[],"value":null}`},
+		{name: "logs only", res: coderun.Result{Logs: []string{"only"}},
+			texts: []string{"only"}, structured: `{"logs":["only"]}`},
+		{name: "nothing", res: coderun.Result{}, texts: []string{"(no output)"}, structured: `{"logs":[]}`},
+		{name: "failure", res: coderun.Result{Logs: []string{"before"}, Error: &coderun.Failure{Kind: coderun.Timeout, Message: "Config.WallTime (1s) ran out"}},
+			texts: []string{"code run failed (timeout): Config.WallTime (1s) ran out\n\noutput before the failure:\nbefore"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := FormatResult(tc.res)
+			require.Equal(t, tc.res.Error != nil, got.IsError)
+			var texts []string
+			for _, c := range got.Content {
+				texts = append(texts, c.(*sdk.TextContent).Text)
+			}
+			require.Equal(t, tc.texts, texts)
+			if tc.structured == "" {
+				require.Nil(t, got.StructuredContent)
+				return
+			}
+			b, err := json.Marshal(got.StructuredContent)
+			require.NoError(t, err)
+			require.JSONEq(t, tc.structured, string(b))
 		})
 	}
 }

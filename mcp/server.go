@@ -5,8 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"log/slog"
-	"net/http"
 	"slices"
 	"strings"
 	"sync"
@@ -40,6 +40,11 @@ type ServerOptions struct {
 	// Version is reported to clients as the server's version; "" means
 	// "devel".
 	Version string
+	// MaxProgramBytes is the Config.MaxProgramBytes of the runtime; 0
+	// means the default. run_code refuses a larger program as a tool
+	// error, and the transports bound what they read by it (see
+	// RequestLimit).
+	MaxProgramBytes int64
 }
 
 // Server is an MCP server with a single tool, run_code, that runs a program
@@ -52,6 +57,9 @@ type Server struct {
 	upstreams []*Upstream
 	logger    *slog.Logger
 	server    *sdk.Server
+	runs      runSet // the run_code calls in flight
+
+	maxProgramBytes int64
 
 	mu          sync.Mutex // serialises description updates
 	description string
@@ -75,7 +83,10 @@ func NewServer(rt *coderun.Runtime, upstreams []*Upstream, opts *ServerOptions) 
 	if o.Version == "" {
 		o.Version = "devel"
 	}
-	s := &Server{rt: rt, upstreams: slices.Clone(upstreams), logger: o.Logger}
+	if o.MaxProgramBytes <= 0 {
+		o.MaxProgramBytes = coderun.DefaultConfig().MaxProgramBytes
+	}
+	s := &Server{rt: rt, upstreams: slices.Clone(upstreams), logger: o.Logger, maxProgramBytes: o.MaxProgramBytes}
 	s.server = sdk.NewServer(&sdk.Implementation{Name: "coderun", Title: "coderun code mode", Version: o.Version}, &sdk.ServerOptions{
 		Logger:       o.Logger,
 		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{ListChanged: true}},
@@ -87,17 +98,21 @@ func NewServer(rt *coderun.Runtime, upstreams []*Upstream, opts *ServerOptions) 
 // MCPServer returns the SDK server, to connect it to any transport.
 func (s *Server) MCPServer() *sdk.Server { return s.server }
 
-// Serve serves one client over t (for example &sdk.StdioTransport{}) until
-// the client disconnects or ctx is done.
+// Serve serves one client over t until the client disconnects or ctx is
+// done. For a process's stdio, t should be a *StdioTransport.
 func (s *Server) Serve(ctx context.Context, t sdk.Transport) error {
 	return s.server.Run(ctx, t)
 }
 
-// HTTPHandler returns a handler that serves clients over MCP's streamable
-// HTTP transport.
-func (s *Server) HTTPHandler() http.Handler {
-	return sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.server }, &sdk.StreamableHTTPOptions{Logger: s.logger})
+// StdioTransport returns a transport over r and w (a process's stdin and
+// stdout) that bounds and checks every line (see StdioTransport).
+func (s *Server) StdioTransport(r io.Reader, w io.Writer) *StdioTransport {
+	return &StdioTransport{Reader: r, Writer: w, MaxProgramBytes: s.maxProgramBytes}
 }
+
+// CancelRuns cancels every run in flight with cause and returns how many
+// there were.
+func (s *Server) CancelRuns(cause error) int { return s.runs.cancelAll(cause) }
 
 // Description returns run_code's current description.
 func (s *Server) Description() string {
@@ -117,10 +132,11 @@ func (s *Server) updateTool() {
 	}
 	s.description = desc
 	s.server.AddTool(&sdk.Tool{
-		Name:        ToolName,
-		Title:       "Run TypeScript against the tools",
-		Description: desc,
-		InputSchema: runCodeInputSchema,
+		Name:         ToolName,
+		Title:        "Run TypeScript against the tools",
+		Description:  desc,
+		InputSchema:  runCodeInputSchema,
+		OutputSchema: OutputSchema,
 	}, s.handle)
 }
 
@@ -131,7 +147,19 @@ func (s *Server) handle(ctx context.Context, req *sdk.CallToolRequest) (*sdk.Cal
 	if err := json.Unmarshal(req.Params.Arguments, &in); err != nil || in.Code == nil {
 		return errorResult(`run_code takes {"code": string}: the TypeScript program to run`), nil
 	}
-	return s.RunCode(ctx, *in.Code), nil
+	var session string
+	if req.Session != nil {
+		session = req.Session.ID()
+	}
+	ctx, end := s.runs.start(ctx, session)
+	defer end()
+	var p *progressReporter
+	if token := req.Params.GetProgressToken(); token != nil && req.Session != nil {
+		p = startProgress(ctx, token, req.Session.NotifyProgress)
+	}
+	res := s.runCode(ctx, *in.Code, p)
+	p.finish()
+	return res, nil
 }
 
 // RunCode runs code as run_code does and returns the tool's result. It
@@ -139,13 +167,23 @@ func (s *Server) handle(ctx context.Context, req *sdk.CallToolRequest) (*sdk.Cal
 // makes its calls reject, it does not fail the run) and refreshes the
 // description when an upstream's tools changed.
 func (s *Server) RunCode(ctx context.Context, code string) *sdk.CallToolResult {
+	return s.runCode(ctx, code, nil)
+}
+
+// runCode is RunCode, reporting the run's progress to p (which may be nil).
+func (s *Server) runCode(ctx context.Context, code string, p *progressReporter) *sdk.CallToolResult {
+	if n := int64(len(code)); n > s.maxProgramBytes {
+		return FormatResult(coderun.Result{Error: &coderun.Failure{Kind: coderun.Exception, Message: fmt.Sprintf(
+			"SyntaxError: the program is %d bytes, over the limit of Config.MaxProgramBytes = %d bytes; split the work into several runs",
+			n, s.maxProgramBytes)}})
+	}
 	for _, u := range s.upstreams {
 		if err := u.Start(ctx); err != nil {
 			s.logger.Warn("upstream unavailable", "upstream", u.Name(), "error", err)
 		}
 	}
 	s.updateTool()
-	res, err := s.rt.Run(ctx, coderun.Request{Program: code, Bindings: Bindings(s.upstreams)})
+	res, err := s.rt.Run(ctx, coderun.Request{Program: code, Bindings: bindings(s.upstreams, p)})
 	if err != nil {
 		return errorResult(fmt.Sprintf("code run failed: %v", err))
 	}
@@ -153,12 +191,14 @@ func (s *Server) RunCode(ctx context.Context, code string) *sdk.CallToolResult {
 	return FormatResult(res)
 }
 
-// FormatResult renders a coderun Result for a model. On success the text is
-// the log entries, one per line, then the value: a string as is, anything
-// else as JSON indented by two spaces (nothing when the program returned
-// nothing; "(no output)" when there is neither logs nor value). On failure
-// it is an error result whose text is "code run failed (KIND): MESSAGE",
-// followed by the log entries written before the failure.
+// FormatResult renders a coderun Result for a model. On success the
+// content is one text item holding the log entries, one per line, then one
+// holding the value: a string as is, anything else as JSON indented by two
+// spaces (each item only when there is something to show; "(no output)"
+// when there is neither), and the structured content is {logs, value}
+// (value absent when the program returned nothing; see OutputSchema). On
+// failure it is an error result whose text is "code run failed (KIND):
+// MESSAGE", followed by the log entries written before the failure.
 func FormatResult(res coderun.Result) *sdk.CallToolResult {
 	if res.Error != nil {
 		text := fmt.Sprintf("code run failed (%s): %s", res.Error.Kind, res.Error.Message)
@@ -167,16 +207,45 @@ func FormatResult(res coderun.Result) *sdk.CallToolResult {
 		}
 		return errorResult(text)
 	}
-	lines := slices.Clone(res.Logs)
+	var content []sdk.Content
+	if len(res.Logs) > 0 {
+		content = append(content, &sdk.TextContent{Text: strings.Join(res.Logs, "\n")})
+	}
 	if res.Value != nil {
-		lines = append(lines, formatValue(res.Value))
+		content = append(content, &sdk.TextContent{Text: formatValue(res.Value)})
 	}
-	text := strings.Join(lines, "\n")
-	if len(lines) == 0 {
-		text = "(no output)"
+	if len(content) == 0 {
+		content = []sdk.Content{&sdk.TextContent{Text: "(no output)"}}
 	}
-	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: text}}}
+	logs := res.Logs
+	if logs == nil {
+		logs = []string{}
+	}
+	return &sdk.CallToolResult{Content: content, StructuredContent: structuredResult{Logs: logs, Value: res.Value}}
 }
+
+// structuredResult is run_code's structured content.
+type structuredResult struct {
+	Logs  []string        `json:"logs"`
+	Value json.RawMessage `json:"value,omitempty"`
+}
+
+// OutputSchema is run_code's output schema, the shape of its structured
+// content.
+var OutputSchema = json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "logs": {
+      "type": "array",
+      "items": {"type": "string"},
+      "description": "What the program printed with console.log and the like, one entry per call."
+    },
+    "value": {
+      "description": "The program's return value, as JSON; absent when it returned nothing."
+    }
+  },
+  "required": ["logs"]
+}`)
 
 func formatValue(v json.RawMessage) string {
 	var str string
@@ -195,13 +264,15 @@ func errorResult(text string) *sdk.CallToolResult {
 }
 
 // Description renders run_code's description for upstreams: what the tool
-// does, two short examples that use real tools, and the declarations of
-// every upstream tool (see Declarations).
+// does, two short examples, the declarations of every upstream tool (see
+// Declarations), and the tools left out because they require tasks. The
+// examples call only tools annotated readOnlyHint and not destructiveHint,
+// since models copy examples verbatim; without such tools they call none.
 func Description(upstreams []*Upstream) string {
 	var b strings.Builder
 	b.WriteString(`Runs a TypeScript program in a sandbox where the tools declared below are async functions. Use it to call several tools in one go: call them in parallel with Promise.all, compute with their results, and return only what you need.
 
-The program is the body of an async function: top-level await and return work. The result of this tool is what the program printed with console.log, one entry per line, then its return value (a string as is, anything else as JSON). A tool with an output schema resolves to its structured result; one without resolves to its text output, parsed as JSON when the text is JSON.`)
+The program is the body of an async function: top-level await and return work. The result of this tool is what the program printed with console.log, one entry per line, then its return value (a string as is, anything else as JSON); its structured content is {logs, value}. A tool with an output schema resolves to its structured result; one without resolves to its text output, parsed as JSON when the text is JSON.`)
 	if len(upstreams) > 0 {
 		fmt.Fprintf(&b, " A call that fails rejects with a %s (its message is the tool's error, its %s the tool's name)",
 			ErrorClassName, ErrorClassMemberProperty)
@@ -211,11 +282,22 @@ The program is the body of an async function: top-level await and return work. T
 
 	b.WriteString("Examples:\n\n```ts\n" + parallelExample(upstreams) + "```\n\n```ts\n" + errorExample(upstreams) + "```\n\n")
 	b.WriteString("Declarations:\n\n```ts\n" + Declarations(upstreams) + "```\n")
+	var left []string
+	for _, u := range upstreams {
+		for _, name := range u.TaskOnlyTools() {
+			left = append(left, memberAccess(u.Name(), name))
+		}
+	}
+	if len(left) > 0 {
+		b.WriteString("\nNot available: " + strings.Join(left, ", ") +
+			" (these tools can only run as MCP tasks, which run_code does not support).\n")
+	}
 	return b.String()
 }
 
-// exampleCalls returns up to n calls for the examples: real tools, in name
-// order, with arguments built from their input schemas.
+// exampleCalls returns up to n calls for the examples: real tools that are
+// safe to call (see exampleSafe), in name order, with arguments built from
+// their input schemas.
 func exampleCalls(upstreams []*Upstream, n int) []string {
 	var calls []string
 	for _, u := range upstreams {
@@ -225,10 +307,20 @@ func exampleCalls(upstreams []*Upstream, n int) []string {
 			if len(calls) == n {
 				return calls
 			}
-			calls = append(calls, memberAccess(u.Name(), t.Name)+"("+sampleArgs(t.InputSchema)+")")
+			if exampleSafe(t) {
+				calls = append(calls, memberAccess(u.Name(), t.Name)+"("+sampleArgs(t.InputSchema)+")")
+			}
 		}
 	}
 	return calls
+}
+
+// exampleSafe reports whether t is annotated read-only and not
+// destructive. (Annotations are hints from the server; without them a tool
+// is assumed to have side effects.)
+func exampleSafe(t *sdk.Tool) bool {
+	a := t.Annotations
+	return a != nil && a.ReadOnlyHint && (a.DestructiveHint == nil || !*a.DestructiveHint)
 }
 
 func parallelExample(upstreams []*Upstream) string {

@@ -48,6 +48,16 @@ func TestServerListsRunCode(t *testing.T) {
 		"required":             []any{"code"},
 		"additionalProperties": false,
 	}, tool.InputSchema)
+	var outputSchema any
+	require.NoError(t, json.Unmarshal(OutputSchema, &outputSchema))
+	require.Equal(t, outputSchema, tool.OutputSchema)
+
+	// The client receives the structured content.
+	res2, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: ToolName, Arguments: map[string]any{"code": `console.log("hi", 1); return {n: 2}`}})
+	require.NoError(t, err)
+	require.False(t, res2.IsError)
+	require.Len(t, res2.Content, 2)
+	require.Equal(t, map[string]any{"logs": []any{"hi 1"}, "value": map[string]any{"n": 2.0}}, res2.StructuredContent)
 
 	examples := regexp.MustCompile("(?s)```ts\n(.*?)```").FindAllStringSubmatch(tool.Description, -1)
 	require.Len(t, examples, 3) // two examples and the declarations

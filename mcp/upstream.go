@@ -9,6 +9,8 @@ import (
 	"io"
 	"log/slog"
 	"os/exec"
+	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -57,17 +59,22 @@ type Upstream struct {
 	logger *slog.Logger
 	stderr *stderrTail // nil unless the upstream is a command
 
-	mu      sync.Mutex
-	cur     *session    // the current or last session; nil before the first start
-	tools   []*sdk.Tool // from the last successful listing
-	failure error       // why the last start failed, or nil
-	starts  int
-	closed  bool
+	mu       sync.Mutex
+	cur      *session    // the current or last session; nil before the first start
+	tools    []*sdk.Tool // from the last successful listing, callable ones
+	taskOnly []string    // from the last successful listing, tools that require tasks
+	failure  error       // why the last start failed, or nil
+	starts   int
+	closed   bool
+
+	progress  sync.Map     // progress token → func(*sdk.ProgressNotificationParams), per call in flight
+	nextToken atomic.Int64 // for the progress tokens of calls
 }
 
 // session is one connection to the server, watched for its end.
 type session struct {
 	cs     *sdk.ClientSession
+	conn   *sniffConn
 	stale  atomic.Bool   // the server said its tool list changed
 	done   chan struct{} // closed once the connection has ended
 	reason error         // why it ended; set before done is closed
@@ -99,8 +106,10 @@ const commandGrace = 2 * time.Second
 // NewCommandUpstream returns an upstream that runs argv (a program and its
 // arguments) as a subprocess speaking MCP over its stdin and stdout. Each
 // line the process writes to its stderr is copied to stderr (when not nil)
-// prefixed with "[name] "; the last line also explains, in the
-// *NotRunningError of later calls, why the process died.
+// prefixed with "[name] ". When the process fails to start, or dies, the
+// error says how it exited, and quotes the last line of its stderr that
+// reads like an error, if any (for a death: written since it started
+// serving; its last line is usually unrelated, such as a startup banner).
 func NewCommandUpstream(name string, argv []string, stderr io.Writer, logger *slog.Logger) *Upstream {
 	tail := &stderrTail{prefix: "[" + name + "] ", out: stderr}
 	argv = append([]string(nil), argv...)
@@ -123,11 +132,22 @@ func NewCommandUpstream(name string, argv []string, stderr io.Writer, logger *sl
 func (u *Upstream) Name() string { return u.name }
 
 // Tools returns the tools of the last successful listing (nil before the
-// first successful Start). The slice must not be modified.
+// first successful Start), without those that require tasks (see
+// TaskOnlyTools). The slice must not be modified.
 func (u *Upstream) Tools() []*sdk.Tool {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	return u.tools
+}
+
+// TaskOnlyTools returns the names of the tools of the last successful
+// listing whose execution.taskSupport is "required": they can only be
+// called as MCP tasks, which coderun does not do, so they are left out of
+// Tools. The slice must not be modified.
+func (u *Upstream) TaskOnlyTools() []string {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return u.taskOnly
 }
 
 // Starts returns how many times the server was started successfully.
@@ -157,16 +177,16 @@ func (u *Upstream) Start(ctx context.Context) error {
 	}
 	if s := u.cur; s != nil && s.alive() {
 		if s.stale.Swap(false) {
-			tools, err := u.listTools(ctx, s.cs)
+			tools, taskOnly, err := u.listTools(ctx, s)
 			if err != nil {
 				s.stale.Store(true)
 				return fmt.Errorf("listing the tools of upstream %q: %w", u.name, err)
 			}
-			u.tools = tools
+			u.tools, u.taskOnly = tools, taskOnly
 		}
 		return nil
 	}
-	s, tools, err := u.connect(ctx)
+	s, tools, taskOnly, err := u.connect(ctx)
 	if err != nil {
 		if u.cur != nil {
 			err = fmt.Errorf("%w; restarting it failed: %w", u.cur.reason, err)
@@ -174,60 +194,77 @@ func (u *Upstream) Start(ctx context.Context) error {
 		u.failure = err
 		return fmt.Errorf("starting upstream %q: %w", u.name, err)
 	}
-	u.cur, u.tools, u.failure = s, tools, nil
+	u.cur, u.tools, u.taskOnly, u.failure = s, tools, taskOnly, nil
 	u.starts++
 	return nil
 }
 
 // connect dials, initialises the session, lists the tools, and starts
 // watching the connection.
-func (u *Upstream) connect(ctx context.Context) (*session, []*sdk.Tool, error) {
+func (u *Upstream) connect(ctx context.Context) (*session, []*sdk.Tool, []string, error) {
 	t, err := u.dial(ctx)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	s := &session{done: make(chan struct{})}
+	t = &sniffTransport{Transport: t, conn: &s.conn}
 	client := sdk.NewClient(&sdk.Implementation{Name: "coderun", Version: "1"}, &sdk.ClientOptions{
 		Logger: u.logger,
+		// No roots: they are deprecated, and a program has no folders to
+		// offer.
+		Capabilities: &sdk.ClientCapabilities{},
 		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) {
 			s.stale.Store(true)
+		},
+		ProgressNotificationHandler: func(_ context.Context, req *sdk.ProgressNotificationClientRequest) {
+			if f, ok := u.progress.Load(req.Params.ProgressToken); ok {
+				f.(func(*sdk.ProgressNotificationParams))(req.Params)
+			}
 		},
 	})
 	cs, err := client.Connect(ctx, t, nil)
 	if err != nil {
-		return nil, nil, u.explain(err)
+		return nil, nil, nil, u.explain(err, false)
 	}
 	s.cs = cs
 	go func() {
 		err := cs.Wait()
+		var exit *exec.ExitError
 		switch {
+		case errors.As(err, &exit): // closing the connection waited for the process
+			err = fmt.Errorf("the server exited (%s)", exit.ProcessState)
 		case err == nil:
 			err = errors.New("the server closed the connection")
 		case errors.Is(err, sdk.ErrConnectionClosed):
 		default:
 			err = fmt.Errorf("the server ended: %w", err)
 		}
-		s.reason = u.explain(err)
+		s.reason = u.explain(err, true)
 		close(s.done)
 	}()
-	tools, err := u.listTools(ctx, cs)
+	tools, taskOnly, err := u.listTools(ctx, s)
 	if err != nil {
 		_ = cs.Close()
 		<-s.done
-		return nil, nil, fmt.Errorf("listing tools: %w", err)
+		return nil, nil, nil, u.explain(fmt.Errorf("listing tools: %w", err), false)
 	}
 	// The listing may have raced with the server's own list_changed
 	// notification at startup; what was just listed is current.
 	s.stale.Store(false)
-	return s, tools, nil
+	if u.stderr != nil {
+		u.stderr.mark()
+	}
+	return s, tools, taskOnly, nil
 }
 
-// explain adds the last line the server wrote to its stderr, if any.
-func (u *Upstream) explain(err error) error {
+// explain adds, for a command, the last line of its stderr that reads like
+// an error: since it started serving, for a death; else since it was
+// launched, or its last line.
+func (u *Upstream) explain(err error, died bool) error {
 	if u.stderr == nil {
 		return err
 	}
-	if line := u.stderr.last(); line != "" {
+	if line := u.stderr.relevant(died); line != "" {
 		return fmt.Errorf("%w (stderr: %s)", err, line)
 	}
 	return err
@@ -235,15 +272,21 @@ func (u *Upstream) explain(err error) error {
 
 // listTools lists every tool, following pagination. Tools whose names
 // coderun cannot bind (over hostcalls.MaxMemberNameLen bytes, not valid
-// UTF-8, holding NUL) and repeated names are skipped with a warning.
-func (u *Upstream) listTools(ctx context.Context, cs *sdk.ClientSession) ([]*sdk.Tool, error) {
-	var tools []*sdk.Tool
+// UTF-8, holding NUL) and repeated names are skipped with a warning; tools
+// that require tasks are returned apart, by name.
+func (u *Upstream) listTools(ctx context.Context, s *session) (tools []*sdk.Tool, taskOnly []string, _ error) {
+	s.conn.startListing()
 	seen := map[string]bool{}
-	for t, err := range cs.Tools(ctx, nil) {
+	for t, err := range s.cs.Tools(ctx, nil) {
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		switch {
+		case s.conn.requiresTasks(t.Name):
+			if !seen[t.Name] {
+				seen[t.Name] = true
+				taskOnly = append(taskOnly, t.Name)
+			}
 		case len(t.Name) > hostcalls.MaxMemberNameLen || !utf8.ValidString(t.Name) || strings.Contains(t.Name, "\x00"):
 			u.logger.Warn("skipping a tool whose name cannot be a member", "upstream", u.name, "tool", t.Name)
 		case seen[t.Name]:
@@ -253,13 +296,19 @@ func (u *Upstream) listTools(ctx context.Context, cs *sdk.ClientSession) ([]*sdk
 			tools = append(tools, t)
 		}
 	}
-	return tools, nil
+	return tools, taskOnly, nil
 }
 
 // Call calls tool with args (the program's argument: a JSON object, or null
 // for none) and maps its result with ResultJSON. When the server is not
 // running, or dies during the call, the error is a *NotRunningError.
 func (u *Upstream) Call(ctx context.Context, tool string, args json.RawMessage) (json.RawMessage, error) {
+	return u.call(ctx, tool, args, nil)
+}
+
+// call is Call; when onProgress is not nil, the call carries a progress
+// token and the server's progress notifications for it go to onProgress.
+func (u *Upstream) call(ctx context.Context, tool string, args json.RawMessage, onProgress func(*sdk.ProgressNotificationParams)) (json.RawMessage, error) {
 	args = bytes.TrimSpace(args)
 	switch {
 	case len(args) == 0 || string(args) == "null":
@@ -278,7 +327,14 @@ func (u *Upstream) Call(ctx context.Context, tool string, args json.RawMessage) 
 	case !s.alive():
 		return nil, &NotRunningError{Upstream: u.name, Reason: s.reason}
 	}
-	res, err := s.cs.CallTool(ctx, &sdk.CallToolParams{Name: tool, Arguments: args})
+	params := &sdk.CallToolParams{Name: tool, Arguments: args}
+	if onProgress != nil {
+		token := fmt.Sprintf("coderun-%d", u.nextToken.Add(1))
+		params.SetProgressToken(token)
+		u.progress.Store(token, onProgress)
+		defer u.progress.Delete(token)
+	}
+	res, err := s.cs.CallTool(ctx, params)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, context.Cause(ctx)
@@ -323,18 +379,27 @@ func (u *Upstream) Close() error {
 }
 
 // stderrTail copies a subprocess's stderr to out line by line, each line
-// prefixed, and remembers the last non-empty line.
+// prefixed, and remembers the last lines, since the process was launched
+// and since it started serving (mark).
 type stderrTail struct {
 	prefix string
 	out    io.Writer
 
-	mu      sync.Mutex
-	partial []byte
-	line    string
+	mu       sync.Mutex
+	partial  []byte
+	lines    []string // the last maxStderrLines lines, bounded each
+	sinceRun int      // how many of lines were written since mark; -1 before mark
 }
 
 // maxStderrLine bounds a remembered or buffered stderr line.
 const maxStderrLine = 512
+
+// maxStderrLines is how many lines are remembered.
+const maxStderrLines = 16
+
+// errorish matches the stderr lines that are likely to say why a process
+// failed.
+var errorish = regexp.MustCompile(`(?i)error|exception|panic|fatal|fail|cannot|can't|denied|refused|not found|no such|invalid|killed|abort`)
 
 func (t *stderrTail) Write(p []byte) (int, error) {
 	t.mu.Lock()
@@ -363,11 +428,18 @@ func (t *stderrTail) flush() {
 	if t.out != nil {
 		_, _ = io.WriteString(t.out, t.prefix+line+"\n")
 	}
-	if strings.TrimSpace(line) != "" {
-		if len(line) > maxStderrLine {
-			line = strings.ToValidUTF8(line[:maxStderrLine], "") + "..."
-		}
-		t.line = line
+	if strings.TrimSpace(line) == "" {
+		return
+	}
+	if len(line) > maxStderrLine {
+		line = strings.ToValidUTF8(line[:maxStderrLine], "") + "..."
+	}
+	if len(t.lines) == maxStderrLines {
+		t.lines = slices.Delete(t.lines, 0, 1)
+	}
+	t.lines = append(t.lines, strings.TrimSpace(line))
+	if t.sinceRun >= 0 {
+		t.sinceRun = min(t.sinceRun+1, len(t.lines))
 	}
 }
 
@@ -375,14 +447,37 @@ func (t *stderrTail) flush() {
 func (t *stderrTail) reset() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.partial, t.line = t.partial[:0], ""
+	t.partial, t.lines, t.sinceRun = t.partial[:0], nil, -1
 }
 
-func (t *stderrTail) last() string {
+// mark notes that the process started serving.
+func (t *stderrTail) mark() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	t.sinceRun = 0
+}
+
+// relevant returns the last remembered line that reads like an error
+// (since mark when sinceRun is true, when marked), or, when not sinceRun,
+// the last line.
+func (t *stderrTail) relevant(sinceRun bool) string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	lines := t.lines
 	if len(bytes.TrimSpace(t.partial)) > 0 {
-		return strings.TrimSpace(strings.ToValidUTF8(string(t.partial), "\uFFFD"))
+		lines = append(slices.Clone(lines), strings.TrimSpace(strings.ToValidUTF8(string(t.partial), "\uFFFD")))
 	}
-	return t.line
+	if sinceRun && t.sinceRun >= 0 {
+		keep := t.sinceRun + len(lines) - len(t.lines) // plus the partial line, if any
+		lines = lines[len(lines)-keep:]
+	}
+	for i := len(lines) - 1; i >= 0; i-- {
+		if errorish.MatchString(lines[i]) {
+			return lines[i]
+		}
+	}
+	if !sinceRun && len(lines) > 0 {
+		return lines[len(lines)-1]
+	}
+	return ""
 }

@@ -2,11 +2,14 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"strings"
+	"time"
 
 	"github.com/coderun/coderun"
 	"github.com/coderun/coderun/mcp"
@@ -84,5 +87,70 @@ func startUpstreams(ctx context.Context, ups []*mcp.Upstream) error {
 		_ = mcp.CloseAll(ups)
 		return fmt.Errorf("--upstream: %w", err)
 	}
+	return nil
+}
+
+// httpFlags are the flags of `coderun mcp` that configure --http.
+type httpFlags struct {
+	allowedOrigins stringsFlag
+	tokenFile      string
+	stateless      bool
+	idleTimeout    time.Duration
+	shutdownGrace  time.Duration
+}
+
+// register registers the flags on fs.
+func (f *httpFlags) register(fs *flag.FlagSet) {
+	fs.Var(&f.allowedOrigins, "allowed-origin", "with --http, a browser `ORIGIN` (scheme://host[:port]) allowed besides loopback ones (repeatable); other origins get 403")
+	fs.StringVar(&f.tokenFile, "token-file", "", "with --http, require \"Authorization: Bearer TOKEN\" with TOKEN read from `FILE` (default: $CODERUN_TOKEN); needed on a non-loopback address")
+	fs.BoolVar(&f.stateless, "stateless", false, "with --http, serve without sessions, so that any replica behind a load balancer can answer any request")
+	fs.DurationVar(&f.idleTimeout, "session-idle-timeout", 10*time.Minute, "with --http, close a session (cancelling its runs) after this long without a request; 0 never")
+	fs.DurationVar(&f.shutdownGrace, "shutdown-grace", 30*time.Second, "on SIGTERM or SIGINT, how long the runs in flight may go on before they are cancelled")
+}
+
+// options returns the mcp.HTTPOptions for serving on addr. The token comes
+// from --token-file, else from the environment variable CODERUN_TOKEN
+// (read with getenv); an address that is not loopback requires one.
+func (f *httpFlags) options(addr string, getenv func(string) string) (*mcp.HTTPOptions, error) {
+	token := getenv("CODERUN_TOKEN")
+	if f.tokenFile != "" {
+		b, err := os.ReadFile(f.tokenFile)
+		if err != nil {
+			return nil, fmt.Errorf("--token-file: %w", err)
+		}
+		token = strings.TrimSpace(string(b))
+		if token == "" {
+			return nil, fmt.Errorf("--token-file %s: the file is empty", f.tokenFile)
+		}
+	}
+	if token == "" && !mcp.IsLoopbackAddr(addr) {
+		return nil, fmt.Errorf("--http %s listens beyond loopback: anything that reaches it could run code with every upstream's access; "+
+			"set a bearer token with --token-file FILE or CODERUN_TOKEN, or listen on localhost", addr)
+	}
+	if f.idleTimeout < 0 || f.shutdownGrace < 0 {
+		return nil, errors.New("--session-idle-timeout and --shutdown-grace must not be negative")
+	}
+	return &mcp.HTTPOptions{
+		AllowedOrigins:     f.allowedOrigins,
+		Token:              token,
+		Stateless:          f.stateless,
+		SessionIdleTimeout: f.idleTimeout,
+	}, nil
+}
+
+// stringsFlag collects a repeatable string flag.
+type stringsFlag []string
+
+// String implements flag.Value.
+func (s *stringsFlag) String() string {
+	if s == nil {
+		return ""
+	}
+	return strings.Join(*s, " ")
+}
+
+// Set implements flag.Value.
+func (s *stringsFlag) Set(v string) error {
+	*s = append(*s, v)
 	return nil
 }

@@ -15,8 +15,6 @@ import (
 	"syscall"
 	"time"
 
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/coderun/coderun"
 	"github.com/coderun/coderun/mcp"
 )
@@ -31,6 +29,15 @@ TypeScript declarations of every upstream tool.
 
 The server speaks MCP over standard input and output, or over streamable HTTP
 with --http. The Config flags set the budgets of every run.
+
+Over HTTP, requests from a browser origin other than a loopback one get 403
+unless the origin is allowed with --allowed-origin. With --token-file FILE (or
+the CODERUN_TOKEN environment variable) every request must carry
+"Authorization: Bearer TOKEN"; --http on an address that is not loopback
+requires a token. GET /healthz answers 200 while the process is up, GET
+/readyz 200 until it is draining. On SIGTERM or SIGINT the server stops
+accepting requests, lets the runs in flight finish for --shutdown-grace, then
+cancels them.
 
 Flags:
 `
@@ -47,6 +54,8 @@ func runMCP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var upstreams upstreamFlags
 	fs.Var(&upstreams, "upstream", upstreamUsage)
 	httpAddr := fs.String("http", "", "serve streamable HTTP on `ADDR` (for example localhost:8080) instead of stdio")
+	var hf httpFlags
+	hf.register(fs)
 	logUsage := fs.Bool("log-usage", false, "log what each run cost (fuel, times, peak memory, calls, log bytes) to standard error")
 	registerConfigFlags(fs, &cfg)
 	if err := fs.Parse(args); err != nil {
@@ -55,6 +64,14 @@ func runMCP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if fs.NArg() != 0 {
 		fs.Usage()
 		return 2
+	}
+	var httpOpts *mcp.HTTPOptions
+	if *httpAddr != "" {
+		var err error
+		if httpOpts, err = hf.options(*httpAddr, os.Getenv); err != nil {
+			fmt.Fprintf(stderr, "coderun mcp: %v\n", err)
+			return 2
+		}
 	}
 	level := slog.LevelWarn
 	if *logUsage {
@@ -80,16 +97,21 @@ func runMCP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 2
 	}
 	defer func() { _ = mcp.CloseAll(ups) }()
-	srv, err := mcp.NewServer(rt, ups, &mcp.ServerOptions{Logger: logger, Version: version()})
+	srv, err := mcp.NewServer(rt, ups, &mcp.ServerOptions{Logger: logger, Version: version(), MaxProgramBytes: cfg.MaxProgramBytes})
 	if err != nil {
 		fmt.Fprintf(stderr, "coderun mcp: %v\n", err)
 		return 2
 	}
 
-	if *httpAddr != "" {
-		err = serveHTTP(ctx, *httpAddr, srv.HTTPHandler(), stderr)
+	if httpOpts != nil {
+		h, herr := srv.HTTPHandler(httpOpts)
+		if herr != nil {
+			fmt.Fprintf(stderr, "coderun mcp: %v\n", herr)
+			return 2
+		}
+		err = serveHTTP(ctx, *httpAddr, h, hf.shutdownGrace, stderr)
 	} else {
-		err = srv.Serve(ctx, &sdk.IOTransport{Reader: io.NopCloser(stdin), Writer: nopWriteCloser{stdout}})
+		err = srv.Serve(ctx, srv.StdioTransport(stdin, stdout))
 	}
 	if err != nil && ctx.Err() == nil && !errors.Is(err, io.EOF) {
 		fmt.Fprintf(stderr, "coderun mcp: %v\n", err)
@@ -98,8 +120,10 @@ func runMCP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// serveHTTP serves h on addr until ctx is done.
-func serveHTTP(ctx context.Context, addr string, h http.Handler, stderr io.Writer) error {
+// serveHTTP serves h on addr until ctx is done, then drains: it stops
+// accepting connections, lets the requests in flight finish for grace,
+// cancels the runs still going, and closes what is left.
+func serveHTTP(ctx context.Context, addr string, h *mcp.HTTPHandler, grace time.Duration, stderr io.Writer) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return err
@@ -112,19 +136,29 @@ func serveHTTP(ctx context.Context, addr string, h http.Handler, stderr io.Write
 	case err := <-done:
 		return err
 	case <-ctx.Done():
-		shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = srv.Shutdown(shutdownCtx)
-		<-done
-		return nil
 	}
+	fmt.Fprintf(stderr, "coderun mcp: shutting down: letting the runs in flight finish for up to %v\n", grace)
+	// Shutdown closes the listener at once, then waits for the
+	// connections to go idle, which the handler's drain brings about.
+	closed := make(chan struct{})
+	go func() {
+		_ = srv.Shutdown(context.Background())
+		close(closed)
+	}()
+	graceCtx, cancel := context.WithTimeout(context.Background(), grace)
+	defer cancel()
+	if err := h.Shutdown(graceCtx); err != nil {
+		fmt.Fprintf(stderr, "coderun mcp: the shutdown grace period ended: cancelled the runs still going\n")
+	}
+	select {
+	case <-closed:
+	case <-time.After(5 * time.Second):
+		_ = srv.Close()
+		<-closed
+	}
+	<-done
+	return nil
 }
-
-// nopWriteCloser is an io.WriteCloser whose Close does nothing: closing the
-// MCP session must not close the process's stdout.
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }
 
 // version is the module version the binary was built from, or "devel".
 func version() string {

@@ -5,12 +5,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/coderun/coderun"
@@ -62,15 +64,42 @@ func everythingUpstream(t *testing.T) string {
 	return "everything=node '" + everythingServer(t) + "' stdio"
 }
 
-// buildCoderun builds this command into a temporary directory.
+// built is the coderun binary the tests build once, into a temporary
+// directory that TestMain removes.
+var built struct {
+	once sync.Once
+	dir  string
+	bin  string
+	err  error
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if built.dir != "" {
+		_ = os.RemoveAll(built.dir)
+	}
+	os.Exit(code)
+}
+
+// buildCoderun builds this command, once per test process.
 func buildCoderun(t *testing.T) string {
 	t.Helper()
-	goTool, err := exec.LookPath("go")
-	require.NoError(t, err)
-	bin := filepath.Join(t.TempDir(), "coderun")
-	out, err := exec.Command(goTool, "build", "-o", bin, ".").CombinedOutput()
-	require.NoError(t, err, "go build: %s", out)
-	return bin
+	built.once.Do(func() {
+		goTool, err := exec.LookPath("go")
+		if err != nil {
+			built.err = err
+			return
+		}
+		if built.dir, built.err = os.MkdirTemp("", "coderun-e2e-"); built.err != nil {
+			return
+		}
+		built.bin = filepath.Join(built.dir, "coderun")
+		if out, err := exec.Command(goTool, "build", "-o", built.bin, ".").CombinedOutput(); err != nil {
+			built.err = fmt.Errorf("go build: %w: %s", err, out)
+		}
+	})
+	require.NoError(t, built.err)
+	return built.bin
 }
 
 // connect starts bin with args as an MCP server subprocess and connects to
@@ -86,16 +115,20 @@ func connect(t *testing.T, bin string, args ...string) *sdk.ClientSession {
 	return cs
 }
 
-// runCode calls run_code and returns its only text and whether it is an
-// error result.
+// runCode calls run_code and returns its text items (the logs, the value)
+// joined by newlines and whether it is an error result.
 func runCode(t *testing.T, cs *sdk.ClientSession, code string) (string, bool) {
 	t.Helper()
 	res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "run_code", Arguments: map[string]any{"code": code}})
 	require.NoError(t, err)
-	require.Len(t, res.Content, 1)
-	text, ok := res.Content[0].(*sdk.TextContent)
-	require.True(t, ok, "content %T", res.Content[0])
-	return text.Text, res.IsError
+	require.NotEmpty(t, res.Content)
+	var texts []string
+	for _, c := range res.Content {
+		text, ok := c.(*sdk.TextContent)
+		require.True(t, ok, "content %T", c)
+		texts = append(texts, text.Text)
+	}
+	return strings.Join(texts, "\n"), res.IsError
 }
 
 // testLog writes a subprocess's stderr to the test log.
@@ -244,6 +277,8 @@ func TestMCPMisuse(t *testing.T) {
 		{name: "command not found", args: []string{"mcp", "--upstream", "files=/nonexistent/server"}, want: `coderun mcp: --upstream: starting upstream "files": `},
 		{name: "not an MCP server", args: []string{"mcp", "--upstream", "files=true"}, want: `coderun mcp: --upstream: starting upstream "files": `},
 		{name: "invalid config", args: []string{"mcp", "--MaxConcurrentCalls", "0"}, want: "Config.MaxConcurrentCalls"},
+		{name: "all interfaces without a token", args: []string{"mcp", "--http", ":0"}, want: "coderun mcp: --http :0 listens beyond loopback"},
+		{name: "bad allowed origin", args: []string{"mcp", "--http", "localhost:0", "--allowed-origin", "example.com"}, want: `coderun mcp: origin "example.com" is not of the form scheme://host[:port]`},
 		{name: "run: name not an identifier", args: []string{"run", "--upstream", "my-files=true", "-"},
 			want: `coderun: --upstream my-files=true: upstream "my-files": coderun: invalid binding declaration`},
 	}

@@ -1,0 +1,399 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/require"
+)
+
+// The official TypeScript SDK client and the filesystem server, pinned;
+// scripts/test installs them into npmDir next to the reference server.
+const (
+	tsSDKVersion      = "1.32.2"
+	filesystemVersion = "2026.8.31"
+	npmDir            = "../../.cache/npm" // relative to this package
+	requireNodeEnv    = "CODERUN_REQUIRE_NODE"
+)
+
+// npmPackage returns the directory of an installed npm package at version.
+// When it (or node) is missing the test is skipped, saying how to install
+// it, unless $CODERUN_REQUIRE_NODE is 1 (scripts/test sets it): then it
+// fails.
+func npmPackage(t *testing.T, name, version string) string {
+	t.Helper()
+	missing := func(format string, args ...any) {
+		msg := fmt.Sprintf(format, args...) + fmt.Sprintf("; install it with\n\n\tnpm install --prefix .cache/npm --save-exact %s@%s\n\nfrom the repository root (scripts/test does this)", name, version)
+		if os.Getenv(requireNodeEnv) == "1" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	if _, err := exec.LookPath("node"); err != nil {
+		missing("node is needed to run %s: %v", name, err)
+	}
+	dir, err := filepath.Abs(filepath.Join(npmDir, "node_modules", name))
+	require.NoError(t, err)
+	b, err := os.ReadFile(filepath.Join(dir, "package.json"))
+	if err != nil {
+		missing("%s is not installed (%v)", name, err)
+	}
+	var meta struct{ Version string }
+	require.NoError(t, json.Unmarshal(b, &meta))
+	if meta.Version != version {
+		missing("%s is version %s, the tests expect %s", name, meta.Version, version)
+	}
+	return dir
+}
+
+// tsDriver runs testdata/e2e.mjs scenario with config (plus the SDK's
+// directory) and decodes what it printed into out.
+func tsDriver(t *testing.T, sdkDir, scenario string, config map[string]any, out any) {
+	t.Helper()
+	config["sdk"] = sdkDir
+	cfg, err := json.Marshal(config)
+	require.NoError(t, err)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "node", "testdata/e2e.mjs", scenario, string(cfg))
+	cmd.Stderr = testLog{t}
+	stdout, err := cmd.Output()
+	require.NoError(t, err, "the TypeScript driver failed (scenario %s); stdout: %s", scenario, stdout)
+	require.NoError(t, json.Unmarshal(stdout, out), "driver output: %s", stdout)
+	t.Logf("%s: %s", scenario, stdout)
+}
+
+// syncBuffer is a bytes.Buffer safe for a writer and readers.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// httpServer is a `coderun mcp --http` process.
+type httpServer struct {
+	url    string
+	cmd    *exec.Cmd
+	stderr *syncBuffer   // everything it wrote to stderr
+	exited chan struct{} // closed when it has exited
+	err    error         // its exit, once exited is closed
+}
+
+// startHTTPServer starts bin mcp --http 127.0.0.1:0 with args and waits for
+// its address; it is killed when the test ends, if still running.
+func startHTTPServer(t *testing.T, bin string, args ...string) *httpServer {
+	t.Helper()
+	cmd := exec.Command(bin, append([]string{"mcp", "--http", "127.0.0.1:0"}, args...)...)
+	pipe, err := cmd.StderrPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	s := &httpServer{cmd: cmd, stderr: &syncBuffer{}, exited: make(chan struct{})}
+	addr := make(chan string, 1)
+	go func() {
+		lines := bufio.NewScanner(pipe)
+		for lines.Scan() {
+			_, _ = fmt.Fprintln(s.stderr, lines.Text())
+			if m := regexp.MustCompile(`at (http://\S+)`).FindStringSubmatch(lines.Text()); m != nil {
+				addr <- m[1]
+			}
+		}
+		s.err = cmd.Wait()
+		close(s.exited)
+	}()
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		<-s.exited
+		if t.Failed() {
+			t.Logf("server stderr:\n%s", s.stderr.String())
+		}
+	})
+	select {
+	case s.url = <-addr:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("no address on stderr: %s", s.stderr.String())
+	}
+	return s
+}
+
+// roundRobin is a load balancer alternating between backends.
+func roundRobin(t *testing.T, backends ...string) (string, func() []int) {
+	var mu sync.Mutex
+	hits := make([]int, len(backends))
+	next := 0
+	lb := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		i := next
+		next = (next + 1) % len(backends)
+		hits[i]++
+		mu.Unlock()
+		target, _ := url.Parse(backends[i])
+		httputil.NewSingleHostReverseProxy(target).ServeHTTP(w, r)
+	}))
+	t.Cleanup(lb.Close)
+	return lb.URL, func() []int {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(hits)
+	}
+}
+
+type outcome[T any] struct {
+	OK    bool
+	Value T
+	Error string
+	Code  *int
+}
+
+// TestTypeScriptClient drives `coderun mcp` with the official TypeScript
+// SDK client, over stdio and streamable HTTP, with the reference and
+// filesystem servers as upstreams.
+func TestTypeScriptClient(t *testing.T) {
+	sdkDir := npmPackage(t, "@modelcontextprotocol/sdk", tsSDKVersion)
+	everything := everythingUpstream(t)
+	bin := buildCoderun(t)
+
+	t.Run("HTTP: Origin 403, missing or wrong token 401", func(t *testing.T) {
+		tokenFile := filepath.Join(t.TempDir(), "token")
+		require.NoError(t, os.WriteFile(tokenFile, []byte("e2e-token\n"), 0o600))
+		srv := startHTTPServer(t, bin, "--token-file", tokenFile)
+		var got struct{ EvilOrigin, NoToken, WrongToken, RightToken, LoopbackOrigin outcome[[]string] }
+		tsDriver(t, sdkDir, "auth", map[string]any{"url": srv.url, "token": "e2e-token"}, &got)
+		status := func(o outcome[[]string]) int {
+			require.False(t, o.OK)
+			require.NotNil(t, o.Code, o.Error)
+			return *o.Code
+		}
+		require.Equal(t, 403, status(got.EvilOrigin), got.EvilOrigin.Error)
+		require.Contains(t, got.EvilOrigin.Error, `origin "http://evil.example" is not allowed`)
+		require.Equal(t, 401, status(got.NoToken), got.NoToken.Error)
+		require.Equal(t, 401, status(got.WrongToken), got.WrongToken.Error)
+		require.True(t, got.RightToken.OK, got.RightToken.Error)
+		require.Equal(t, []string{"42"}, got.RightToken.Value)
+		require.True(t, got.LoopbackOrigin.OK, got.LoopbackOrigin.Error)
+	})
+
+	t.Run("HTTP: DELETE during a long run answers at once and stops it", func(t *testing.T) {
+		srv := startHTTPServer(t, bin, "--log-usage")
+		var got struct {
+			Terminated  outcome[any]
+			DeleteMs    float64
+			CallOutcome outcome[any]
+			CallEndedMs float64
+		}
+		tsDriver(t, sdkDir, "delete", map[string]any{"url": srv.url, "waitMs": 700}, &got)
+		require.True(t, got.Terminated.OK, got.Terminated.Error)
+		require.Less(t, got.DeleteMs, 1000.0, "DELETE answered in %v ms", got.DeleteMs)
+		// The run (60 s) was aborted: the server logs its outcome.
+		require.Eventually(t, func() bool { return strings.Contains(srv.stderr.String(), "outcome=abort") }, 5*time.Second, 10*time.Millisecond,
+			"the run was not aborted: %s", srv.stderr.String())
+		m := regexp.MustCompile(`outcome=abort .*wall_time=(\S+)`).FindStringSubmatch(srv.stderr.String())
+		require.NotNil(t, m)
+		wall, err := time.ParseDuration(m[1])
+		require.NoError(t, err)
+		require.Less(t, wall, 5*time.Second, "the run ended at the DELETE, not at its end")
+	})
+
+	t.Run("stdio: a malformed line, then a working call", func(t *testing.T) {
+		var got struct {
+			Before []string
+			After  outcome[[]string]
+			Errors []string
+		}
+		tsDriver(t, sdkDir, "badline", map[string]any{"command": bin, "args": []string{"mcp"}}, &got)
+		require.Equal(t, []string{"before"}, got.Before)
+		require.True(t, got.After.OK, got.After.Error)
+		require.Equal(t, []string{"after"}, got.After.Value)
+	})
+
+	t.Run("progress keeps a 3 s run alive past a 1.5 s client timeout", func(t *testing.T) {
+		var got struct {
+			WithReset        outcome[[]string]
+			Progress         []sdk.ProgressNotificationParams
+			WithoutReset     outcome[[]string]
+			Folded           outcome[[]string]
+			UpstreamProgress []sdk.ProgressNotificationParams
+		}
+		tsDriver(t, sdkDir, "progress", map[string]any{"command": bin, "args": []string{"mcp", "--upstream", everything},
+			"timeoutMs": 1500,
+			"code": `for (let i = 0; i < 6; i++) {
+  await everything.echo({message: "tick " + i});
+  await new Promise(r => setTimeout(r, 500));
+}
+return "done"`,
+			"foldedCode": `return await everything["trigger-long-running-operation"]({duration: 1, steps: 4})`,
+		}, &got)
+		require.True(t, got.WithReset.OK, got.WithReset.Error)
+		require.Equal(t, []string{"done"}, got.WithReset.Value)
+		require.GreaterOrEqual(t, len(got.Progress), 5)
+		for i := 1; i < len(got.Progress); i++ {
+			require.Greater(t, got.Progress[i].Progress, got.Progress[i-1].Progress, "progress is strictly increasing")
+		}
+		require.Equal(t, "everything.echo done", got.Progress[0].Message)
+		// Without resetTimeoutOnProgress the same run times out: the
+		// timeout is real.
+		require.False(t, got.WithoutReset.OK)
+		require.Contains(t, got.WithoutReset.Error, "timed out")
+		// The upstream's own progress is folded in.
+		require.True(t, got.Folded.OK, got.Folded.Error)
+		var upstream int
+		for _, p := range got.UpstreamProgress {
+			if strings.HasPrefix(p.Message, `everything["trigger-long-running-operation"]: `) {
+				upstream++
+			}
+		}
+		require.Positive(t, upstream, "no progress of the upstream's own: %+v", got.UpstreamProgress)
+	})
+
+	t.Run("the description's examples are safe against the filesystem server", func(t *testing.T) {
+		fsDir := npmPackage(t, "@modelcontextprotocol/server-filesystem", filesystemVersion)
+		root := t.TempDir()
+		require.NoError(t, os.WriteFile(filepath.Join(root, "notes.txt"), []byte("hello"), 0o600))
+		before := tree(t, root)
+		var got struct {
+			Description string
+			Results     []struct {
+				Code    string
+				IsError bool
+				Texts   []string
+			}
+		}
+		tsDriver(t, sdkDir, "examples", map[string]any{"command": bin,
+			"args": []string{"mcp", "--upstream", "files=node '" + filepath.Join(fsDir, "dist/index.js") + "' '" + root + "'"}}, &got)
+		require.Len(t, got.Results, 2)
+		readOnly := []string{"read_file", "read_text_file", "read_media_file", "read_multiple_files", "list_directory",
+			"list_directory_with_sizes", "directory_tree", "search_files", "get_file_info", "list_allowed_directories"}
+		called := 0
+		for _, r := range got.Results {
+			for _, m := range regexp.MustCompile(`files\.(\w+)\(`).FindAllStringSubmatch(r.Code, -1) {
+				require.Contains(t, readOnly, m[1], "the example calls a tool that is not read-only:\n%s", r.Code)
+				called++
+			}
+		}
+		require.Positive(t, called, "the examples call real (read-only) tools")
+		require.Equal(t, before, tree(t, root), "running the examples changed the folder")
+		require.Contains(t, got.Description, "create_directory(args", "the destructive tools are declared")
+	})
+
+	t.Run("structured results over HTTP", func(t *testing.T) {
+		srv := startHTTPServer(t, bin)
+		var got struct {
+			OutputSchema map[string]any
+			OK           sdk.CallToolResult
+			Failed       sdk.CallToolResult
+		}
+		tsDriver(t, sdkDir, "structured", map[string]any{"url": srv.url}, &got)
+		require.Equal(t, []any{"logs"}, got.OutputSchema["required"])
+		require.False(t, got.OK.IsError)
+		require.Len(t, got.OK.Content, 2)
+		require.Equal(t, "a 1\nb", got.OK.Content[0].(*sdk.TextContent).Text)
+		require.Equal(t, "{\n  \"n\": 1,\n  \"s\": \"x\"\n}", got.OK.Content[1].(*sdk.TextContent).Text)
+		require.Equal(t, map[string]any{"logs": []any{"a 1", "b"}, "value": map[string]any{"n": 1.0, "s": "x"}}, got.OK.StructuredContent)
+		require.True(t, got.Failed.IsError)
+		require.True(t, strings.HasPrefix(got.Failed.Content[0].(*sdk.TextContent).Text, "code run failed (exception): RangeError: boom"))
+	})
+
+	t.Run("stateless mode across two server processes", func(t *testing.T) {
+		a := startHTTPServer(t, bin, "--stateless")
+		b := startHTTPServer(t, bin, "--stateless")
+		lb, hits := roundRobin(t, a.url, b.url)
+		var got struct {
+			Tools     []string
+			Values    []float64
+			SessionID *string
+		}
+		tsDriver(t, sdkDir, "stateless", map[string]any{"url": lb, "calls": 4}, &got)
+		require.Equal(t, []string{"run_code"}, got.Tools)
+		require.Equal(t, []float64{0, 2, 4, 6}, got.Values)
+		require.Nil(t, got.SessionID, "no session")
+		for i, n := range hits() {
+			require.Positive(t, n, "replica %d served nothing", i)
+		}
+	})
+}
+
+// tree lists the files and folders under root with their sizes.
+func tree(t *testing.T, root string) []string {
+	t.Helper()
+	var out []string
+	require.NoError(t, filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, path)
+		out = append(out, fmt.Sprintf("%s %v %d", rel, d.IsDir(), info.Size()))
+		return nil
+	}))
+	return out
+}
+
+// On SIGTERM, coderun mcp --http stops accepting, lets the runs in flight
+// finish for --shutdown-grace, cancels the rest, and exits 0.
+func TestMCPShutdownGrace(t *testing.T) {
+	bin := buildCoderun(t)
+	srv := startHTTPServer(t, bin, "--shutdown-grace", "1s")
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "e2e", Version: "1"}, nil).
+		Connect(context.Background(), &sdk.StreamableClientTransport{Endpoint: srv.url}, nil)
+	require.NoError(t, err)
+	defer func() { _ = cs.Close() }()
+
+	results := make(chan string, 2)
+	for _, code := range []string{`await new Promise(r => setTimeout(r, 300)); return "short"`, `await new Promise(r => setTimeout(r, 60000)); return "long"`} {
+		go func() {
+			res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "run_code", Arguments: map[string]any{"code": code}})
+			if err != nil {
+				results <- "error: " + err.Error()
+				return
+			}
+			results <- res.Content[0].(*sdk.TextContent).Text
+		}()
+	}
+	time.Sleep(150 * time.Millisecond) // both runs are going
+	start := time.Now()
+	require.NoError(t, srv.cmd.Process.Signal(syscall.SIGTERM))
+	got := []string{<-results, <-results}
+	slices.Sort(got)
+	require.Equal(t, []string{"code run failed (abort): the server is shutting down", "short"}, got)
+	select {
+	case <-srv.exited:
+		require.NoError(t, srv.err, "exit status 0")
+	case <-time.After(15 * time.Second):
+		t.Fatal("the server did not exit")
+	}
+	took := time.Since(start)
+	require.Less(t, took, 10*time.Second, "exited %v after the signal (grace 1s)", took)
+	require.Contains(t, srv.stderr.String(), "shutting down: letting the runs in flight finish for up to 1s")
+}

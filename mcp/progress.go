@@ -1,0 +1,121 @@
+package mcp
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// progressReporter sends the progress notifications of one run_code call
+// whose client sent a progressToken. Every event (a completed upstream
+// call, a progress notification of an upstream) adds one to a counter;
+// a goroutine of its own sends the counter, so that a slow client never
+// holds up a binding call, and events that arrive while a notification is
+// being sent are coalesced into the next one. Progress is strictly
+// increasing on the wire.
+type progressReporter struct {
+	notify func(context.Context, *sdk.ProgressNotificationParams) error
+	token  any
+
+	mu      sync.Mutex
+	n       int    // events so far
+	message string // the latest event's
+
+	wake chan struct{} // cap 1: an event is pending
+	stop chan struct{} // closed by finish
+	done chan struct{} // closed when the sender has flushed and ended
+}
+
+// startProgress starts the sender of the notifications for token, sent
+// with notify in ctx (the request's, so that they travel with its
+// response). A nil token gives a nil reporter, whose methods do nothing.
+func startProgress(ctx context.Context, token any, notify func(context.Context, *sdk.ProgressNotificationParams) error) *progressReporter {
+	if token == nil {
+		return nil
+	}
+	p := &progressReporter{notify: notify, token: token,
+		wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
+	go p.send(ctx)
+	return p
+}
+
+// event records one step of progress.
+func (p *progressReporter) event(message string) {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	p.n++
+	p.message = message
+	p.mu.Unlock()
+	select {
+	case p.wake <- struct{}{}:
+	default:
+	}
+}
+
+// finish sends what is pending and stops the sender: the notifications
+// precede the call's response.
+func (p *progressReporter) finish() {
+	if p == nil {
+		return
+	}
+	close(p.stop)
+	<-p.done
+}
+
+func (p *progressReporter) send(ctx context.Context) {
+	defer close(p.done)
+	sent := 0
+	flush := func() {
+		p.mu.Lock()
+		n, message := p.n, p.message
+		p.mu.Unlock()
+		if n == sent {
+			return
+		}
+		sent = n
+		if err := p.notify(ctx, &sdk.ProgressNotificationParams{ProgressToken: p.token, Progress: float64(n), Message: message}); err != nil {
+			// The client is gone or the request over; nothing to do.
+			return
+		}
+	}
+	for {
+		select {
+		case <-p.wake:
+			flush()
+		case <-p.stop:
+			flush()
+			return
+		}
+	}
+}
+
+// callDone records a completed upstream call.
+func (p *progressReporter) callDone(upstream, tool string, err error) {
+	if p == nil {
+		return
+	}
+	what := "done"
+	if err != nil {
+		what = "failed"
+	}
+	p.event(memberAccess(upstream, tool) + " " + what)
+}
+
+// upstreamProgress records a progress notification of an upstream call.
+func (p *progressReporter) upstreamProgress(upstream, tool string, params *sdk.ProgressNotificationParams) {
+	if p == nil {
+		return
+	}
+	msg := params.Message
+	if msg == "" {
+		msg = fmt.Sprintf("%g", params.Progress)
+		if params.Total > 0 {
+			msg += fmt.Sprintf("/%g", params.Total)
+		}
+	}
+	p.event(memberAccess(upstream, tool) + ": " + msg)
+}

@@ -1,0 +1,117 @@
+package mcp
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/require"
+)
+
+// progressServer is testServer plus "steps", which reports three steps of
+// progress when its caller asked for progress.
+func progressServer() *sdk.Server {
+	s := testServer(nil)
+	sdk.AddTool(s, &sdk.Tool{Name: "steps"}, func(ctx context.Context, req *sdk.CallToolRequest, _ struct{}) (*sdk.CallToolResult, any, error) {
+		if token := req.Params.GetProgressToken(); token != nil {
+			for i := 1; i <= 3; i++ {
+				if err := req.Session.NotifyProgress(ctx, &sdk.ProgressNotificationParams{ProgressToken: token, Progress: float64(i), Total: 3,
+					Message: fmt.Sprintf("step %d", i)}); err != nil {
+					return nil, nil, err
+				}
+			}
+		}
+		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "stepped"}}}, nil, nil
+	})
+	return s
+}
+
+// With a progressToken, run_code reports each completed upstream call and
+// each of the upstreams' own progress notifications, strictly increasing,
+// all before its response; without one, nothing.
+func TestRunCodeProgress(t *testing.T) {
+	u, _ := startUpstream(t, "local", progressServer())
+	s, err := NewServer(newRuntime(t, nil), []*Upstream{u}, nil)
+	require.NoError(t, err)
+	var (
+		mu       sync.Mutex
+		received []*sdk.ProgressNotificationParams
+	)
+	cs := connectClient(t, s, &sdk.ClientOptions{ProgressNotificationHandler: func(_ context.Context, req *sdk.ProgressNotificationClientRequest) {
+		mu.Lock()
+		defer mu.Unlock()
+		received = append(received, req.Params)
+	}})
+	const program = `await local.echo({text: "a"});
+try { await local.fail({text: "no"}) } catch {}
+await local.steps({});
+return await local.echo({text: "b"})`
+
+	params := &sdk.CallToolParams{Name: ToolName, Arguments: map[string]any{"code": program}}
+	params.SetProgressToken("tok-1")
+	res, err := cs.CallTool(context.Background(), params)
+	require.NoError(t, err)
+	require.False(t, res.IsError)
+	// 4 calls done + 3 upstream steps = 7 events; notifications may
+	// coalesce events, but the last one counts them all. (go-sdk hands a
+	// client its notifications in order, but maybe after the response it
+	// preceded; it may also hand coderun an upstream's notification after
+	// the call's response, when it is no longer counted: at least the 4
+	// calls are.)
+	var got []*sdk.ProgressNotificationParams
+	require.Eventually(t, func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		got = slices.Clone(received)
+		return len(got) > 0 && got[len(got)-1].Progress >= 4
+	}, 10*time.Second, 5*time.Millisecond)
+	last := 0.0
+	for _, p := range got {
+		require.Equal(t, "tok-1", p.ProgressToken)
+		require.Greater(t, p.Progress, last, "progress is strictly increasing")
+		last = p.Progress
+	}
+	require.GreaterOrEqual(t, last, 4.0)
+	require.LessOrEqual(t, last, 7.0)
+
+	// Without a token, no notification.
+	var others atomic.Int64
+	cs2 := connectClient(t, s, &sdk.ClientOptions{ProgressNotificationHandler: func(context.Context, *sdk.ProgressNotificationClientRequest) {
+		others.Add(1)
+	}})
+	res, err = cs2.CallTool(context.Background(), &sdk.CallToolParams{Name: ToolName, Arguments: map[string]any{"code": program}})
+	require.NoError(t, err)
+	require.False(t, res.IsError)
+	require.NoError(t, cs2.Ping(context.Background(), nil)) // a round trip for stragglers
+	require.Zero(t, others.Load())
+}
+
+// Every event is reported with its message when the client keeps up.
+func TestProgressMessages(t *testing.T) {
+	var got []string
+	p := startProgress(context.Background(), "t", func(_ context.Context, params *sdk.ProgressNotificationParams) error {
+		got = append(got, fmt.Sprintf("%g %s", params.Progress, params.Message))
+		return nil
+	})
+	p.callDone("files", "read_file", nil)
+	p.finish()
+	p2 := startProgress(context.Background(), "t", func(_ context.Context, params *sdk.ProgressNotificationParams) error {
+		got = append(got, fmt.Sprintf("%g %s", params.Progress, params.Message))
+		return nil
+	})
+	p2.upstreamProgress("everything", "get-sum", &sdk.ProgressNotificationParams{Progress: 2, Total: 5})
+	p2.upstreamProgress("everything", "get-sum", &sdk.ProgressNotificationParams{Progress: 3, Message: "almost"})
+	p2.callDone("everything", "get-sum", fmt.Errorf("boom"))
+	p2.finish()
+	require.Equal(t, "1 files.read_file done", got[0])
+	require.Equal(t, `3 everything["get-sum"] failed`, got[len(got)-1])
+	var nilReporter *progressReporter
+	nilReporter.callDone("a", "b", nil) // no-op
+	nilReporter.finish()
+	require.Nil(t, startProgress(context.Background(), nil, nil))
+}
