@@ -70,6 +70,11 @@ func (r *run) Call(in *quickjs.Instance, args []quickjs.Value) quickjs.Value {
 				return r.refusalFigure(which)
 			}
 		}
+	case opPosition:
+		if len(args) == 3 {
+			return r.userPosition(args[1], args[2])
+		}
+		return quickjs.Int(-1)
 	}
 	return quickjs.Int(0)
 }
@@ -132,7 +137,7 @@ func (r *run) done(kind int, payload quickjs.Value) {
 	case doneThrow:
 		var text string
 		r.viewString(payload, func(b []byte) { text = string(b) })
-		r.end(KindException, r.renderStack(text))
+		r.end(KindException, failureText(text))
 	case doneInvalid:
 		r.end(KindInvalidOutput, "program completion must be lossless JSON")
 	case doneUnrenderable:

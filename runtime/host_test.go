@@ -15,7 +15,7 @@ import (
 // testCacheDir is shared by this package's tests, so that the rewritten
 // module and the snapshot are built and compiled once, not per test (as a
 // process using coderun's default cache directory would).
-func testCacheDir(t *testing.T) string {
+func testCacheDir(t testing.TB) string {
 	dir, err := os.UserCacheDir()
 	if err != nil {
 		return t.TempDir()
@@ -23,7 +23,7 @@ func testCacheDir(t *testing.T) string {
 	return filepath.Join(dir, "coderun")
 }
 
-func testEngine(t *testing.T) *Engine {
+func testEngine(t testing.TB) *Engine {
 	t.Helper()
 	e, err := New(context.Background(), Options{Limits: budget.Limits{
 		Fuel: 1 << 40, ComputeTime: time.Minute, WallTime: time.Minute,
@@ -97,6 +97,12 @@ func TestForgedHostCalls(t *testing.T) {
 		out.push(raw(0, 0, 0, undefined, 7));                            // too few operands
 		out.push(raw(0, 0, 0, undefined, 8, 1));                         // the figures of no refusal
 		out.push(raw(0, 0, 0, undefined, 8, {}));                        // figure of a wrong type
+		out.push(raw(0, 0, 0, undefined, 9, 1, 1));                      // a position in the wrapper's header
+		out.push(raw(0, 0, 0, undefined, 9, 1e6, 1));                    // a line past the program
+		out.push(raw(0, 0, 0, undefined, 9, 2, -5));                     // a negative column
+		out.push(raw(0, 0, 0, undefined, 9, 2.5, {}));                   // operands of wrong types
+		out.push(raw(0, 0, 0, undefined, 9, 2));                         // too few operands
+		out.push(raw(0, 0, 0, undefined, 9, 3, 3) === 2 ** 26 + 1);      // the start of the program: line 1, column 1
 		return JSON.stringify(out);
 	})`, "forge.js", 0)
 	require.NoError(t, err)
@@ -106,7 +112,7 @@ func TestForgedHostCalls(t *testing.T) {
 	require.NoError(t, err)
 	s, err := r.in.String(v)
 	require.NoError(t, err)
-	require.Equal(t, `[-1,-1,-1,-1,-1,-1,-1,-1,0,0,-1,-1,0,0,0,-1,-2,-1,0,-2,-2,-2,-2,0,0]`, s)
+	require.Equal(t, `[-1,-1,-1,-1,-1,-1,-1,-1,0,0,-1,-1,0,0,0,-1,-2,-1,0,-2,-2,-2,-2,0,0,-1,-1,-1,-1,-1,true]`, s)
 	require.Zero(t, calls.Load(), "no forged call may reach a host function")
 	require.False(t, r.ended)
 

@@ -38,16 +38,16 @@
 
   // CallSite.prototype.getFunction (Error.prepareStackTrace's call sites)
   // would hand the program the function of every frame, the prelude's own
-  // included. Every frame of a program is strict-mode code, for which V8
-  // returns undefined; so does coderun, for every frame.
+  // included. The engine's call sites never reach the program: see
+  // "Stacks" below, which hands it call sites of its own making, whose
+  // getFunction returns undefined, as V8's does for strict-mode code.
+  let callSiteProto;
   {
     let site;
     const before = Error_.prepareStackTrace;
     Error_.prepareStackTrace = (e, sites) => { site = sites[0]; return ""; };
     try { new Error_().stack; } finally { Error_.prepareStackTrace = before; }
-    ObjectDefineProperty(ObjectGetPrototypeOf(site), "getFunction", {
-      __proto__: null, value: function getFunction() { return undefined; }, writable: true, configurable: true,
-    });
+    callSiteProto = ObjectGetPrototypeOf(site);
   }
 
   // Extract the raw proxy: the wrapper calls proxy.call(this, ...).
@@ -150,6 +150,341 @@
     else done(DONE_VALUE, json);
   }
 
+  // Stacks. The engine makes an error's stack when the error is made, and
+  // when its prepareStackTrace slot holds a function it calls it with the
+  // error and the engine's call sites instead of writing the text itself.
+  // The slot holds prepareStack for good; Error.prepareStackTrace becomes an
+  // accessor that keeps what the program sets. prepareStack keeps what the
+  // host's failure message always showed: the program's frames, at their
+  // positions in the user's source (the host maps them: OP_POSITION), with
+  // the native frames between them, and neither the prelude's frames nor
+  // the host's way into the program; so err.stack read inside the program
+  // is the text of the failure message, which the host shows as it is. A
+  // program's own prepareStackTrace gets call sites of those frames only.
+  //
+  // prepareStack also finishes the message of a call of a namespace member
+  // that does not exist (see noteMiss).
+  const OP_POSITION = 9;
+  const PROGRAM_FILE = "program.ts", PRELUDE_FILE = "coderun:prelude", MAIN_NAME = "__dsh_main__";
+  const POSITION_SCALE = 67108864; // the host packs a position as line * 2^26 + column
+  const FRAME_OTHER = 0, FRAME_PROGRAM = 1, FRAME_PRELUDE = 2;
+  const ObjectHasOwn = Object.hasOwn, TypeErrorPrototype = TypeError_.prototype, Proxy_ = Proxy;
+  const JSONStringify = JSON.stringify, SymbolToStringTag = Symbol.toStringTag;
+  const StringPrototypeCharCodeAt = String.prototype.charCodeAt, ArrayPrototypeSort = Array.prototype.sort;
+  const emptyArray = () => ObjectSetPrototypeOf([], null);
+  const noArgs = ObjectFreeze(emptyArray());
+  ObjectFreeze(callSiteProto);
+  let programPrepare; // what the program set as Error.prepareStackTrace
+
+  // The frames of the stack being made, in parallel arrays reused by every
+  // call (the engine never makes a stack while it makes one), and where
+  // the program's frames start and end.
+  const FRAME_NATIVE = 3;
+  const fKind = emptyArray(), fFile = emptyArray(), fName = emptyArray(), fLine = emptyArray(), fCol = emptyArray();
+  let first, last, preludeFirst;
+  let bareFirst; // the first frame is a place without a function: where a SyntaxError is
+
+  // readSites fills the frame arrays from the engine's call sites and
+  // returns how many there are. It calls their methods directly: the
+  // engine's call sites and their prototype (frozen) never reach the
+  // program. It reads only what a frame's kind needs: a native frame has
+  // a name, a prelude frame a file and line, and only the first frame can
+  // be a place without a function (a SyntaxError's).
+  function readSites(sites) {
+    const n = sites.length;
+    first = last = -1;
+    preludeFirst = bareFirst = false;
+    for (let i = 0; i < n; i++) {
+      const s = sites[i];
+      const file = s.getFileName();
+      fFile[i] = file;
+      if (file === null && s.isNative()) {
+        fKind[i] = FRAME_NATIVE;
+        fName[i] = s.getFunctionName();
+        continue;
+      }
+      const line = s.getLineNumber();
+      fLine[i] = line;
+      if (file === PRELUDE_FILE) {
+        fKind[i] = FRAME_PRELUDE;
+        if (first < 0) preludeFirst = true;
+        continue;
+      }
+      fName[i] = s.getFunctionName();
+      fCol[i] = s.getColumnNumber();
+      if (i === 0) bareFirst = s.getFunction() === null;
+      if (file === PROGRAM_FILE && line !== -1) {
+        fKind[i] = FRAME_PROGRAM;
+        if (first < 0) first = i;
+        last = i;
+      } else {
+        fKind[i] = FRAME_OTHER;
+      }
+    }
+    return n;
+  }
+
+  // userPosition returns the position in the user's source of line:col of
+  // the program's script, packed, or -1 where the program has none (the
+  // wrapper's code); userLocation returns it as a stack shows it, or
+  // undefined. Both are cached: errors are often made in loops.
+  const MAX_CACHED = 4096;
+  let positions = ObjectCreate(null), positionCount = 0, locations = ObjectCreate(null), locationCount = 0;
+  function userPosition(line, col) {
+    const small = line >= 0 && line < 32768 && col >= 0 && col < 65536;
+    const key = line * 65536 + col;
+    if (small) {
+      const p = positions[key];
+      if (p !== undefined) return p;
+    }
+    const p = host(0, 0, 0, undefined, OP_POSITION, line, col);
+    if (small) {
+      if (positionCount === MAX_CACHED) {
+        positions = ObjectCreate(null);
+        positionCount = 0;
+      }
+      positions[key] = p;
+      positionCount++;
+    }
+    return p;
+  }
+  function userLocation(line, col) {
+    const small = line >= 0 && line < 32768 && col >= 0 && col < 65536;
+    const key = line * 65536 + col;
+    if (small) {
+      const loc = locations[key];
+      if (loc !== undefined) return loc === null ? undefined : loc;
+    }
+    const p = userPosition(line, col);
+    let loc = null;
+    if (p >= 0) {
+      const c = p % POSITION_SCALE;
+      loc = " (" + PROGRAM_FILE + ":" + (p - c) / POSITION_SCALE + ":" + c + ")\n";
+    }
+    if (small) {
+      if (locationCount === MAX_CACHED) {
+        locations = ObjectCreate(null);
+        locationCount = 0;
+      }
+      locations[key] = loc;
+      locationCount++;
+    }
+    return loc === null ? undefined : loc;
+  }
+
+  // A call site handed to the program's Error.prepareStackTrace.
+  class CallSite {
+    #native; #file; #name; #line; #col;
+    constructor(native, file, name, line, col) {
+      this.#native = native;
+      this.#file = file;
+      this.#name = name;
+      this.#line = line;
+      this.#col = col;
+    }
+    isNative() { return this.#native; }
+    getFileName() { return this.#file; }
+    getFunction() { return undefined; }
+    getFunctionName() { return this.#name; }
+    getLineNumber() { return this.#line; }
+    getColumnNumber() { return this.#col; }
+  }
+  delete CallSite.prototype.constructor;
+  ObjectDefineProperty(CallSite.prototype, SymbolToStringTag, { __proto__: null, value: "CallSite", configurable: true });
+
+  // prepareStack makes the stack of error (see "Stacks" above).
+  function prepareStack(error, sites) {
+    const n = readSites(sites);
+    if (capturing) {
+      // Made by noteMiss, called by a namespace's get trap, called by the
+      // program's code itself: a read such as tools.x.
+      missPrint = n > 2 && fKind[2] === FRAME_PROGRAM ? framesPrint(2, n) : undefined;
+      release(n);
+      return "";
+    }
+    if (lastMiss !== undefined && isNotAFunction(error)) {
+      const miss = lastMiss;
+      lastMiss = undefined;
+      if (n > 0 && fKind[0] === FRAME_PROGRAM && framesPrint(0, n) === miss.print) {
+        ObjectDefineProperty(error, "message", { __proto__: null, value: missMessage(miss), writable: true, configurable: true });
+      }
+    }
+    // The program's frames run from first to last; the host's frames
+    // around them are dropped: those past the outermost (the prelude
+    // calling the program, or a timer callback, through Reflect.apply)
+    // and, when the prelude made the error (a binding's rejection), those
+    // before the innermost.
+    let from = 0, to = n;
+    if (last >= 0) {
+      to = last + 1;
+      if (preludeFirst) from = first;
+    }
+    if (typeof programPrepare === "function") return prepareCustom(error, from, to, n);
+    let text = "";
+    for (let i = from; i < to; i++) {
+      const kind = fKind[i];
+      if (kind === FRAME_PRELUDE) continue;
+      let name = fName[i];
+      if (kind === FRAME_PROGRAM) {
+        if (i === 0 && bareFirst) {
+          const p = userPosition(fLine[i], fCol[i]);
+          if (p < 0) continue;
+          const c = p % POSITION_SCALE;
+          text += "    at " + PROGRAM_FILE + ":" + (p - c) / POSITION_SCALE + ":" + c + "\n";
+          continue;
+        }
+        const loc = userLocation(fLine[i], fCol[i]);
+        if (loc === undefined) continue; // the wrapper's code
+        text += "    at " + (name === MAIN_NAME ? "<program>" : name === null || name === "" ? "<anonymous>" : name) + loc;
+        continue;
+      }
+      // As the engine writes a frame.
+      if (name === null || name === "") name = "<anonymous>";
+      if (kind === FRAME_NATIVE) {
+        text += "    at " + name + " (native)\n";
+        continue;
+      }
+      const file = fFile[i] === null ? "<null>" : fFile[i], line = fLine[i];
+      const loc = line === -1 ? file : file + ":" + line + ":" + fCol[i];
+      text += i === 0 && bareFirst ? "    at " + loc + "\n" : "    at " + name + " (" + loc + ")\n";
+    }
+    release(n);
+    return text;
+  }
+
+  // prepareCustom calls the program's Error.prepareStackTrace with call
+  // sites of frames from to to.
+  function prepareCustom(error, from, to, n) {
+    const kept = [];
+    for (let i = from; i < to; i++) {
+      const kind = fKind[i];
+      if (kind === FRAME_PRELUDE) continue;
+      let line = -1, col = -1, name = fName[i];
+      if (kind === FRAME_PROGRAM) {
+        const p = userPosition(fLine[i], fCol[i]);
+        if (p < 0) continue;
+        col = p % POSITION_SCALE;
+        line = (p - col) / POSITION_SCALE;
+        if (name === MAIN_NAME) name = null;
+      } else if (kind !== FRAME_NATIVE) {
+        line = fLine[i];
+        col = fCol[i];
+      }
+      ObjectDefineProperty(kept, kept.length, {
+        __proto__: null, value: new CallSite(kind === FRAME_NATIVE, fFile[i], name, line, col),
+        writable: true, enumerable: true, configurable: true,
+      });
+    }
+    release(n);
+    return ReflectApply(programPrepare, Error_, [error, kept]);
+  }
+
+  // release drops the strings of the frames read, that none stays alive.
+  function release(n) {
+    for (let i = 0; i < n; i++) fFile[i] = fName[i] = undefined;
+  }
+
+  // framesPrint identifies the frames from `from` on: the innermost's
+  // function name, and the place of every outer one. A get and a call in
+  // one function on one path of calls print alike.
+  function framesPrint(from, n) {
+    let s = fName[from] === null ? "" : fName[from];
+    for (let i = from + 1; i < n; i++) {
+      if (fKind[i] === FRAME_NATIVE) s += "\n(native) " + fName[i];
+      else if (fKind[i] === FRAME_PRELUDE) s += "\n" + fFile[i] + ":" + fLine[i];
+      else s += "\n" + fFile[i] + ":" + fLine[i] + ":" + fCol[i];
+    }
+    return s;
+  }
+
+  // isNotAFunction tells the engine's error for a call of a value that is
+  // not a function, reading only the error's own data.
+  function isNotAFunction(e) {
+    if (!ErrorIsError(e) || ObjectGetPrototypeOf(e) !== TypeErrorPrototype) return false;
+    const d = ObjectGetOwnPropertyDescriptor(e, "message");
+    return d !== undefined && ObjectHasOwn(d, "value") && d.value === "not a function";
+  }
+
+  // A call of a member a namespace lacks reads the member (undefined), then
+  // calls it: the engine's TypeError says only "not a function". noteMiss
+  // records each read of a missing member with the frames it was read in
+  // (got by making an Error, which prepareStack prints while capturing);
+  // the next "not a function" TypeError made in the program's code takes
+  // the record, and when it was made in that same function on the same
+  // path of calls, its message names the namespace, the member and the
+  // functions the namespace has. A binding call or a delivery drops the
+  // record. (The record is a heuristic: a read such as `tools.x?.()`
+  // followed, in the same function, by a call of some other non-function
+  // would be named after tools.x; the position still points to the call.)
+  let lastMiss, capturing = false, missPrint;
+  function noteMiss(ns, name) {
+    missPrint = undefined;
+    capturing = true;
+    try { new Error_(); } finally { capturing = false; }
+    lastMiss = missPrint === undefined ? undefined : { ns, name, print: missPrint };
+  }
+  const MAX_LISTED = 20;
+  function missMessage(miss) {
+    const ns = miss.ns, names = emptyArray();
+    for (let i = 0; i < ns.names.length; i++) names[i] = ns.names[i];
+    ReflectApply(ArrayPrototypeSort, names, noArgs);
+    let list = "";
+    for (let i = 0; i < names.length && i < MAX_LISTED; i++) {
+      list += (i === 0 ? "" : ", ") + (isIdentifier(names[i]) ? names[i] : JSONStringify(names[i]));
+    }
+    let has;
+    if (names.length === 0) has = "it has no functions";
+    else if (names.length <= MAX_LISTED) has = "its functions are: " + list;
+    else has = "it has " + names.length + " functions; the first " + MAX_LISTED + " by name: " + list;
+    return accessText(ns.global, miss.name) + " is not a function: " + ns.global +
+      " has no function " + JSONStringify(miss.name) + "; " + has;
+  }
+  // namespaceHandler is the proxy handler of a namespace object: members
+  // are read from the frozen target; a read of one it lacks is noted.
+  function namespaceHandler(ns) {
+    return ObjectFreeze({
+      __proto__: null,
+      get(target, key) {
+        const v = target[key];
+        if (v !== undefined) lastMiss = undefined;
+        else if (typeof key === "string") noteMiss(ns, key);
+        return v;
+      },
+    });
+  }
+  // accessText writes how a program reads member name of the namespace.
+  function accessText(global, name) {
+    return isIdentifier(name) ? global + "." + name : global + "[" + JSONStringify(name) + "]";
+  }
+  function isIdentifier(s) {
+    if (s.length === 0) return false;
+    for (let i = 0; i < s.length; i++) {
+      const c = ReflectApply(StringPrototypeCharCodeAt, s, [i]);
+      const letter = (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95 || c === 36;
+      if (!letter && !(i > 0 && c >= 48 && c <= 57)) return false;
+    }
+    return true;
+  }
+
+  // The engine's slot gets prepareStack (once everything it uses is
+  // declared); Error.prepareStackTrace reads and sets programPrepare.
+  {
+    const prepareDesc = ObjectGetOwnPropertyDescriptor(Error_, "prepareStackTrace");
+    ReflectApply(prepareDesc.set, Error_, [prepareStack]);
+    const accessors = {
+      get prepareStackTrace() {
+        if (this === undefined || this === null) throw new TypeError_("not an object");
+        return programPrepare;
+      },
+      set prepareStackTrace(v) {
+        if (this === undefined || this === null) throw new TypeError_("not an object");
+        programPrepare = v;
+      },
+    };
+    const d = ObjectGetOwnPropertyDescriptor(accessors, "prepareStackTrace");
+    ObjectDefineProperty(Error_, "prepareStackTrace", { __proto__: null, get: d.get, set: d.set, enumerable: false, configurable: true });
+  }
+
   // Binding namespaces and their error classes. A pending call's resolving
   // functions and its { ns, member } live at its id in three dense arrays:
   // the host reuses an id once its result is delivered and only otherwise
@@ -205,6 +540,7 @@
       // The host reads small plain values in place (no code of the program
       // can run meanwhile); it hands every other value back to be checked
       // and printed here.
+      lastMiss = undefined;
       let id = host(0, 0, 0, undefined, OP_CALL_VALUE, nsIndex, memberIndex, args);
       if (id === CALL_NEEDS_TEXT) {
         const json = stringify(args); // never throws; undefined when args is not lossless (or missing)
@@ -229,14 +565,14 @@
       const s = spec[i];
       let cls;
       if (s.e !== "") cls = s.s ? classes[s.e] : (classes[s.e] = makeErrorClass(s.e, s.p));
-      const ns = { cls };
+      const ns = { cls, global: s.g, names: s.m };
       const obj = ObjectCreate(null);
       for (let j = 0; j < s.m.length; j++) {
         const member = s.m[j];
         ObjectDefineProperty(obj, member, { __proto__: null, value: makeMember(ns, i, member, j), enumerable: true, writable: false, configurable: false });
       }
       ObjectFreeze(obj);
-      params[params.length] = obj;
+      params[params.length] = new Proxy_(obj, namespaceHandler(ns));
       if (ns.cls !== undefined && !s.s) params[params.length] = ns.cls;
     }
     return params;
@@ -245,6 +581,7 @@
   // deliver settles the call with this id (kind 0: resolved with value, 1:
   // rejected with the message value) or runs the timer with this id (kind 2).
   function deliver(id, kind, value) {
+    lastMiss = undefined;
     if (kind === 2) {
       const t = timers[id];
       if (t === undefined) return;

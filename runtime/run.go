@@ -30,6 +30,9 @@ const (
 	opDoneValue = 7
 	// opRefusal returns a figure of the last call refused for its size.
 	opRefusal = 8
+	// opPosition maps a position in the program's script to the user's
+	// source (see userPosition).
+	opPosition = 9
 )
 
 // Completion kinds reported by the prelude with opDone.
@@ -379,7 +382,7 @@ func (r *run) throwPending() {
 		r.end(KindException, "program threw an unrenderable value")
 		return
 	}
-	r.end(KindException, r.renderStack(s))
+	r.end(KindException, failureText(s))
 }
 
 func (r *run) drainJobs() error {
