@@ -95,7 +95,7 @@ func TestCacheConcurrent(t *testing.T) {
 					return
 				}
 				js := p.Wrap([]string{"tools"})
-				if _, _, ok := p.Position(3, 3); !ok {
+				if _, _, ok := p.Position(2, 14); !ok {
 					t.Errorf("no position in %s", js)
 					return
 				}
