@@ -31,8 +31,9 @@
 // expressions without side effects) must leave nothing; any statement that survives means the
 // program broke out of its function, and Compile fails.
 //
-// A Program's JS keeps the wrapper's first and last lines to themselves; the body esbuild printed
-// sits on the lines between (on one line, unless template literals hold line breaks).
+// A Program's JS keeps the wrapper's header, its directive and its closing to lines of their own;
+// the user's code, as esbuild printed it, sits on the lines between (on one line, unless template
+// literals hold line breaks).
 //
 // # Positions
 //
@@ -46,6 +47,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync/atomic"
 
 	"github.com/evanw/esbuild/pkg/api"
 )
@@ -66,6 +68,8 @@ const (
 	outputHeader = "(async function " + mainName + "() {\n"
 	// paramsAt is the offset in outputHeader at which the parameter list goes.
 	paramsAt = len("(async function " + mainName + "(")
+	// directiveText is the wrapper's directive, the first statement of the body esbuild prints.
+	directiveText = `"use strict"`
 	// outputFooter ends a Program's JS, on a line of its own.
 	outputFooter = "\n})"
 	// sourceFile names the program in esbuild's diagnostics and source map.
@@ -85,8 +89,12 @@ type Program struct {
 	smap *sourceMap
 	// userLines is the number of lines of the user's source.
 	userLines int
+	// bodyCol is the byte column, in esbuild's first output line, at which js's line 3 starts.
+	bodyCol int
 	// compiled holds engine bytecode of Wrap's results (see Compiled).
 	compiled compiledScripts
+	// owner is the cache entry holding the program, if any: SetCompiled tells it the bytes added.
+	owner atomic.Pointer[programOwner]
 }
 
 // JS returns an expression that evaluates to the program's async function, with an empty
@@ -138,16 +146,16 @@ func (p *Program) Wrap(params []string) string {
 // source-map segment at or before the column on that line (or the line's first segment when the
 // column precedes them all).
 func (p *Program) Position(line, col int) (userLine, userCol int, ok bool) {
-	// Line 1 is the wrapper's header and the last line its footer; line 2 is esbuild's first
-	// output line after the header it printed, minHeader.
-	if line < 2 || line >= len(p.lines) || col < 1 {
+	// Lines 1 and 2 are the wrapper's header and directive, the last line its footer; line 3 is
+	// esbuild's first output line from bodyCol on.
+	if line < 3 || line >= len(p.lines) || col < 1 {
 		return 0, 0, false
 	}
 	genCol := utf16Col(p.lines[line-1], col-1)
-	if line == 2 {
-		genCol += len(minHeader)
+	if line == 3 {
+		genCol += p.bodyCol
 	}
-	seg, found := p.smap.find(line-2, genCol)
+	seg, found := p.smap.find(line-3, genCol)
 	if !found || !seg.mapped {
 		return 0, 0, false
 	}
@@ -297,9 +305,20 @@ func (c *compilation) run() (*Program, error) {
 		err = fmt.Errorf("internal error: %w", err)
 		return nil, &Error{Message: err.Error(), cause: err}
 	}
-	js := outputHeader + out[len(minHeader):len(out)-len(minFooter)] + outputFooter
+	// The body starts with the wrapper's directive; it goes on a line of its own, so that every
+	// position on the lines after it is the user's code.
+	body := out[len(minHeader) : len(out)-len(minFooter)]
+	directive := len(directiveText)
+	if !strings.HasPrefix(body, directiveText) {
+		return nil, breakout(c.sc, c.lines, "the compiled program does not start with its directive")
+	}
+	if strings.HasPrefix(body[directive:], ";") {
+		directive++
+	}
+	js := outputHeader + body[:directive] + "\n" + body[directive:] + outputFooter
 	return &Program{
 		js:        js,
+		bodyCol:   len(minHeader) + directive,
 		lines:     strings.Split(js, "\n"),
 		smap:      smap,
 		userLines: c.lines.lines(),

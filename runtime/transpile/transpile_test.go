@@ -394,10 +394,10 @@ func TestCompileNotFooledByBrackets(t *testing.T) {
 func TestReturnOneJS(t *testing.T) {
 	p, err := Compile("return 1")
 	require.NoError(t, err)
-	require.Equal(t, "(async function __dsh_main__() {\n\"use strict\";return 1\n})", p.JS())
-	require.Equal(t, "(async function __dsh_main__(tools, ToolCallError) {\n\"use strict\";return 1\n})",
+	require.Equal(t, "(async function __dsh_main__() {\n\"use strict\";\nreturn 1\n})", p.JS())
+	require.Equal(t, "(async function __dsh_main__(tools, ToolCallError) {\n\"use strict\";\nreturn 1\n})",
 		p.Wrap([]string{"tools", "ToolCallError"}))
-	require.Equal(t, "(async function __dsh_main__(x) {\n\"use strict\";return 1\n})", p.Wrap([]string{"x"}))
+	require.Equal(t, "(async function __dsh_main__(x) {\n\"use strict\";\nreturn 1\n})", p.Wrap([]string{"x"}))
 	require.Equal(t, p.JS(), p.Wrap(nil))
 }
 
@@ -407,7 +407,7 @@ func TestWrapLayout(t *testing.T) {
 	js := p.Wrap([]string{"a", "b"})
 	lines := strings.Split(js, "\n")
 	require.Equal(t, "(async function __dsh_main__(a, b) {", lines[0])
-	require.True(t, strings.HasPrefix(lines[1], `"use strict";`), "our directive is the first statement")
+	require.Equal(t, `"use strict";`, lines[1], "our directive is the first statement")
 	require.Equal(t, "})", lines[len(lines)-1])
 	require.False(t, strings.HasSuffix(js, ";"))
 	require.NotContains(t, js, "\x00")
@@ -497,7 +497,7 @@ func TestPositionWrapperCode(t *testing.T) {
 		{"closing", len(lines), 1},
 		{"past the end", len(lines) + 1, 1},
 		{"line 0", 0, 1},
-		{"column 0", 2, 0},
+		{"column 0", 3, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -505,8 +505,8 @@ func TestPositionWrapperCode(t *testing.T) {
 			require.False(t, ok)
 		})
 	}
-	require.Equal(t, `"use strict";const x=1;return x`, lines[1])
-	ul, uc, ok := p.Position(2, len(`"use strict";`)+1)
+	require.Equal(t, `const x=1;return x`, lines[2])
+	ul, uc, ok := p.Position(3, 1)
 	require.True(t, ok)
 	require.Equal(t, [2]int{1, 1}, [2]int{ul, uc})
 }
