@@ -45,6 +45,11 @@ const (
 	MaxNesting = 500
 	// maxAngleTokens bounds a run of tokens that esbuild may read again for each "<" in it.
 	maxAngleTokens = 1000
+	// maxFunctions bounds the number of functions (and classes) in a program, maxFunctionDepth
+	// the sum of the depths at which they start: esbuild spends kilobytes and microseconds on
+	// each function, and its renamer time proportional to the function's depth.
+	maxFunctions     = 1 << 13
+	maxFunctionDepth = 1 << 14
 	// binaryWeight is how many left-associative binary operators count as one level.
 	binaryWeight = 64
 	// maxArrowSpeculation bounds the nesting of "? (...) :" that esbuild parses speculatively.
@@ -132,6 +137,9 @@ type nester struct {
 	lastSpeculativeClose int
 	// next is the index of the next token to check.
 	next int
+	// functions counts the functions seen so far, functionDepth adds up the depth at which each
+	// starts.
+	functions, functionDepth int
 }
 
 func newNester() *nester {
@@ -158,6 +166,15 @@ func (n *nester) step(s *scanner, i int) *nestingError {
 	f.resetNext = false
 	if t.nl && i > 0 && s.endsStatement(i-1) && s.startsStatement(i) {
 		f.reset()
+	}
+	if s.startsFunction(i) {
+		n.functions++
+		n.functionDepth += f.depth()
+		if n.functions > maxFunctions || n.functionDepth > maxFunctionDepth {
+			return &nestingError{t.start, fmt.Sprintf("SyntaxError: the program has too many functions, or "+
+				"functions nested too deeply, to compile here (at most %d functions, their nesting depths "+
+				"adding up to at most %d): split it into smaller programs", maxFunctions, maxFunctionDepth)}
+		}
 	}
 	switch t.kind {
 	case tkIdent:
@@ -205,6 +222,23 @@ func (n *nester) step(s *scanner, i int) *nestingError {
 		return nestedTooDeep(t.start)
 	}
 	return nil
+}
+
+// startsFunction reports whether token i starts a function or class: "=>", "function", "class",
+// or a "{" after a ")" that does not close a statement's head (a method's body).
+func (s *scanner) startsFunction(i int) bool {
+	t := s.toks[i]
+	switch {
+	case t.kind == tkIdent:
+		return !s.afterDot(i) && (s.text(i) == "function" || s.text(i) == "class")
+	case t.kind != tkPunct:
+		return false
+	case s.text(i) == "=>":
+		return true
+	case s.text(i) == "{" && i > 0 && s.is(i-1, tkPunct, ")"):
+		return !s.toks[i-1].regexAfter
+	}
+	return false
 }
 
 // open handles an opening bracket at token i.

@@ -12,7 +12,11 @@ type shape struct {
 
 // build returns the shape repeated to about size bytes.
 func (s shape) build(size int) string {
-	n := max(1, (size-len(s.mid))/max(1, len(s.pre)+len(s.post)))
+	return s.repeat(max(1, (size-len(s.mid))/max(1, len(s.pre)+len(s.post))))
+}
+
+// repeat returns the shape repeated n times.
+func (s shape) repeat(n int) string {
 	return strings.Repeat(s.pre, n) + s.mid + strings.Repeat(s.post, n)
 }
 
