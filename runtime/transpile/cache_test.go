@@ -2,6 +2,7 @@ package transpile
 
 import (
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 
@@ -119,4 +120,43 @@ func TestCacheConcurrent(t *testing.T) {
 	for _, p := range progs {
 		require.Same(t, progs[0], p)
 	}
+}
+
+func TestCacheBoundedByBytes(t *testing.T) {
+	const budget = 2 << 20
+	c := NewCache(256, budget)
+	for i := range 256 {
+		src := fmt.Sprintf("const id = %d\n", i) + strings.Repeat("x = [a.b(c), { d: -e }, `f${g}`]\n", 250)
+		_, err := c.Compile(t.Context(), src, Options{})
+		require.NoError(t, err)
+		require.LessOrEqual(t, c.Bytes(), int64(budget))
+	}
+	require.Less(t, c.Len(), 256, "evicted by bytes, not by count")
+	require.Greater(t, c.Len(), 4)
+
+	// A program's cost counts what it really holds.
+	p, err := Compile(strings.Repeat("x = [a.b(c), { d: -e }, `f${g}`]\n", 250))
+	require.NoError(t, err)
+	require.Greater(t, p.cost(), int64(len(p.JS())+len(p.smap.lines)*24))
+}
+
+func TestCacheCountsBytecode(t *testing.T) {
+	c := NewCache(8, 1<<20)
+	p, err := c.Compile(t.Context(), "return 1", Options{})
+	require.NoError(t, err)
+	before := c.Bytes()
+	require.True(t, p.SetCompiled("tools", make([]byte, 60<<10)))
+	require.Equal(t, before+compiledCost("tools", make([]byte, 60<<10)), c.Bytes())
+
+	// Bytecode that no longer fits evicts the least recently used programs, here the program
+	// itself.
+	small := NewCache(8, before+(10<<10))
+	p, err = small.Compile(t.Context(), "return 1", Options{})
+	require.NoError(t, err)
+	require.Equal(t, 1, small.Len())
+	require.True(t, p.SetCompiled("tools", make([]byte, 60<<10)))
+	require.Equal(t, 0, small.Len())
+	require.Equal(t, int64(0), small.Bytes())
+	require.True(t, p.SetCompiled("more", make([]byte, 60<<10)), "an evicted program still works")
+	require.Equal(t, int64(0), small.Bytes())
 }

@@ -244,11 +244,6 @@ func (c *compilation) enter(p Phase) error {
 	return nil
 }
 
-func (c *compilation) at(offset int, msg string) *Error {
-	l, col := c.lines.position(offset)
-	return &Error{Line: l, Column: col, Message: msg}
-}
-
 func (c *compilation) run() (*Program, error) {
 	if err := c.enter(PhaseScan); err != nil {
 		return nil, err
@@ -330,21 +325,26 @@ func (c *compilation) run() (*Program, error) {
 // a failure that must be reported at once: a NUL character, or nesting beyond the limits.
 func (c *compilation) scan() (input string, refused, err *Error) {
 	src := c.src
-	c.lines = newLineIndex(src)
+	// A program refused here is located without indexing its lines.
+	at := func(offset int, msg string) *Error {
+		l, col := positionOf(src, offset)
+		return &Error{Line: l, Column: col, Message: msg}
+	}
 	if i := strings.IndexByte(src, 0); i >= 0 {
-		return "", nil, c.at(i, `source contains a NUL character (U+0000), which the engine cannot load: `+
+		return "", nil, at(i, `source contains a NUL character (U+0000), which the engine cannot load: `+
 			`write "\0" or "\u0000" inside string literals instead`)
 	}
 	c.sc = tokenize(src)
 	v, erase := c.sc.check()
 	if v != nil {
-		refused = c.at(v.offset, v.message)
+		refused = at(v.offset, v.message)
 	}
 	if n := c.sc.checkNesting(); n != nil {
 		if refused == nil || n.offset < v.offset {
-			return "", nil, c.at(n.offset, n.message)
+			return "", nil, at(n.offset, n.message)
 		}
 	}
+	c.lines = newLineIndex(src)
 	return inputHeader + blank(src, erase) + inputFooter, refused, nil
 }
 
