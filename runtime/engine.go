@@ -70,6 +70,8 @@ type Engine struct {
 	qe       *quickjs.Engine
 	programs *transpile.Cache
 	snap     snapshotState
+	// compilePhase, when set (by tests), is called before each phase of a compilation.
+	compilePhase func(transpile.Phase)
 
 	mu      sync.Mutex
 	closed  bool
@@ -127,7 +129,7 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 	e := &Engine{
 		limits:   opts.Limits,
 		qe:       qe,
-		programs: transpile.NewCache(256),
+		programs: transpile.NewCache(compileCacheEntries, compileCacheBytes),
 		snap:     snap.state,
 		closing:  make(chan struct{}),
 	}

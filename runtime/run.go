@@ -210,12 +210,9 @@ func (r *run) closeRun() {
 
 // start compiles the program, makes the instance and starts the program.
 func (r *run) start() {
-	prog, err := r.e.programs.Compile(r.source)
-	if err != nil {
-		r.end(KindException, err.Error())
+	if r.program = r.compile(); r.program == nil {
 		return
 	}
-	r.program = prog
 	r.api = r.e.snap.API
 	if err := r.attach(); err != nil {
 		r.end(KindWorkerExit, r.workerError(err))
