@@ -76,22 +76,6 @@ func (r *run) compile() *transpile.Program {
 	return nil
 }
 
-// interrupted ends the run if its context, Close or WallTime has ended it meanwhile.
-func (r *run) interrupted() bool {
-	select {
-	case <-r.ctx.Done():
-		r.end(KindAbort, context.Cause(r.ctx).Error())
-	case <-r.e.closing:
-		r.end(KindAbort, "runtime disposed")
-	default:
-		if time.Now().Before(r.meter.WallDeadline()) {
-			return false
-		}
-		r.end(KindTimeout, budget.WallMessage(r.limits.WallTime))
-	}
-	return true
-}
-
 // compiled ends the run if compiling failed.
 func (r *run) compiled(prog *transpile.Program, err error) *transpile.Program {
 	if err != nil {
