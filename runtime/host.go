@@ -392,6 +392,7 @@ func (r *run) launch(c *call) {
 			select {
 			case events <- ev:
 			case <-finished:
+				mem.Release(ev.charge) // the run is over: the result is dropped
 			}
 		}()
 		ev = invoke(ctx, c, mem)

@@ -15,7 +15,7 @@ import (
 // testCacheDir is shared by this package's tests, so that the rewritten
 // module and the snapshot are built and compiled once, not per test (as a
 // process using coderun's default cache directory would).
-func testCacheDir(t *testing.T) string {
+func testCacheDir(t testing.TB) string {
 	dir, err := os.UserCacheDir()
 	if err != nil {
 		return t.TempDir()

@@ -193,6 +193,17 @@ func (r *run) closeRun() {
 	// have had the guest yielded: they belong to the caller now.
 	r.launchPending()
 	close(r.finished)
+	// Results that arrived and were never delivered are dropped. (One that
+	// a call's goroutine sends just after this stays charged to an account
+	// nothing reads any more.)
+	for more := true; more; {
+		select {
+		case ev := <-r.events:
+			r.mem.Release(ev.charge)
+		default:
+			more = false
+		}
+	}
 	if r.wall != nil {
 		r.wall.Stop()
 	}
