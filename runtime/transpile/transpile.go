@@ -331,13 +331,15 @@ func (c *compilation) scan() (input string, refused, err *Error) {
 		return &Error{Line: l, Column: col, Message: msg}
 	}
 	if i := strings.IndexByte(src, 0); i >= 0 {
-		return "", nil, at(i, `source contains a NUL character (U+0000), which the engine cannot load: `+
+		return "", nil, at(i, `SyntaxError: source contains a NUL character (U+0000), which the engine cannot load: `+
 			`write "\0" or "\u0000" inside string literals instead`)
 	}
 	c.sc = tokenize(src)
 	v, erase := c.sc.check()
 	if v != nil {
-		refused = at(v.offset, v.message)
+		// Named like the engine's own rejections, so that a model reads
+		// them as the syntax errors they are.
+		refused = at(v.offset, "SyntaxError: "+v.message)
 	}
 	if n := c.sc.checkNesting(); n != nil {
 		if refused == nil || n.offset < v.offset {

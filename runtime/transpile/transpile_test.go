@@ -305,7 +305,7 @@ func TestErrorMessageFormat(t *testing.T) {
 	require.EqualError(t, err, `SyntaxError: Expected ";" but found "y" (line 3:7)`)
 
 	_, err = Compile("enum E { A }\nreturn 1")
-	require.EqualError(t, err, "TypeScript enum is not supported (only erasable TypeScript is accepted): "+
+	require.EqualError(t, err, "SyntaxError: TypeScript enum is not supported (only erasable TypeScript is accepted): "+
 		"use a plain object (as const) or a union of string literals (line 1:1)")
 
 	cause := errors.New("cause")
