@@ -62,6 +62,9 @@ const (
 // runtime.Goexit.
 const goexitMessage = "worker error: a binding called runtime.Goexit"
 
+// onLogPanicMessage is the failure of a run whose OnLog hook panicked.
+const onLogPanicMessage = "worker error: the host's OnLog hook panicked (%v); this is a bug in the host, not an error in the program"
+
 const programFile = "program.ts"
 
 // errEnded unwinds the guest once the run's outcome is decided.
@@ -96,6 +99,9 @@ type run struct {
 	pieces   int     // pieces of big texts read so far (see pace)
 	source   string
 	program  *transpile.Program
+
+	// onLog is RunOptions.OnLog.
+	onLog func(entry string)
 
 	in  *quickjs.Instance
 	api quickjs.Value
