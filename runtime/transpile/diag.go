@@ -68,6 +68,7 @@ const (
 	dkRegexFlags
 	dkLabelRef
 	dkSuper
+	dkPrivate
 	numDiagKinds
 )
 
@@ -111,6 +112,8 @@ func (k diagKind) describe(name string) string {
 		return "a regular expression with a repeated or unknown flag"
 	case dkLabelRef:
 		return `"break" or "continue" with a label`
+	case dkPrivate:
+		return fmt.Sprintf("the private name %q used outside the class body that declares it", name)
 	}
 	return `"super"`
 }
@@ -183,6 +186,14 @@ type dframe struct {
 	generator, arrow bool
 	// optional: the current operand has a "?." chain, which cannot be assigned to.
 	optional bool
+	// annotation: after the ":" of a type annotation (of a parameter, declared name or class
+	// field), up to its "=" or ",".
+	annotation bool
+	// initializing: a declaration statement in progress has reached its current declarator's
+	// initializer.
+	initializing bool
+	// generatorParams: a generator function's parameter list.
+	generatorParams bool
 	// pending flags set by tokens in this frame and consumed by the next bracket opened in it.
 	pendingClass, pendingInterface, pendingParams, pendingGenerator, pendingSwitch, pendingFor bool
 	classAngle                                                                                 int
@@ -240,7 +251,15 @@ type diagnosticsError struct {
 // could not report cheaply. header is the number of bytes esbuild's input holds before the
 // program.
 func (s *scanner) checkDiagnostics(header int) *diagnosticsError {
-	c := &diagChecker{
+	c := newDiagChecker(s, header)
+	if !c.run() {
+		return c.reject()
+	}
+	return nil
+}
+
+func newDiagChecker(s *scanner, header int) *diagChecker {
+	return &diagChecker{
 		s:       s,
 		header:  header,
 		lexical: map[string][]int{},
@@ -248,17 +267,19 @@ func (s *scanner) checkDiagnostics(header int) *diagnosticsError {
 		consts:  map[string][2]int{},
 		stack:   []dframe{{kind: fkFunction}},
 	}
-	for i := range s.toks {
+}
+
+// run adds up the costs of the program's constructs, and reports whether they stay within
+// maxDiagnosticWork. It stops when they exceed it.
+func (c *diagChecker) run() bool {
+	for i := range c.s.toks {
 		c.step(i)
 		if c.total > maxDiagnosticWork {
-			return c.reject()
+			return false
 		}
 	}
 	c.assignments()
-	if c.total > maxDiagnosticWork {
-		return c.reject()
-	}
-	return nil
+	return c.total <= maxDiagnosticWork
 }
 
 // reject describes the kind of construct that costs most.
@@ -335,7 +356,10 @@ func (c *diagChecker) step(i int) {
 	if c.prevText(i) == "case" && f.kind == fkSwitch {
 		c.caseValue(i)
 	}
-	if t.kind != tkTemplate || c.text(i)[0] != '}' {
+	if t.kind == tkPunct && t.end-t.start == 1 && strings.IndexByte(")]}", c.text(i)[0]) >= 0 ||
+		t.kind == tkTemplate && c.text(i)[0] == '}' {
+		// a closing bracket: not an element
+	} else {
 		c.element(f, i)
 	}
 	switch t.kind {
@@ -375,7 +399,11 @@ func (c *diagChecker) step(i int) {
 			c.add(dkRegexFlags, t.start, "", 0, errorWork)
 		}
 	case tkPrivate:
-		c.key(f, i)
+		if !c.key(f, i) {
+			// A use: an error unless a class body around declares it. Counted lightly, as
+			// classes use their private names often.
+			c.add(dkPrivate, t.start, c.text(i), 0, errorWork/4)
+		}
 	case tkIdent:
 		c.identifier(f, i)
 	}
@@ -385,7 +413,7 @@ func (c *diagChecker) step(i int) {
 func (c *diagChecker) endStatement(f *dframe, offset int) {
 	f.stmt = offset
 	f.decl, f.expect, f.declAngle, f.sawAssign = bindNone, false, 0, false
-	f.arrow, f.value, f.optional = false, false, false
+	f.arrow, f.value, f.optional, f.annotation, f.initializing = false, false, false, false, false
 	f.pendingClass, f.pendingInterface, f.pendingParams, f.pendingGenerator = false, false, false, false
 	f.pendingSwitch, f.pendingFor = false, false
 	c.bodyPending = false
@@ -398,7 +426,7 @@ func (c *diagChecker) push(f dframe) {
 	f.stmt = f.start + 1
 	if f.kind != fkFunction {
 		f.generator = parent.generator
-		f.arrow = f.arrow || parent.arrow
+		f.arrow = parent.arrow
 	}
 	c.stack = append(c.stack, f)
 }
@@ -446,7 +474,7 @@ func (c *diagChecker) open(i int, ch byte) {
 	case ch == '(':
 		nf.kind = c.parenKind(f, i)
 		if nf.kind == fkParams {
-			nf.generator = f.pendingGenerator
+			nf.generatorParams = f.pendingGenerator
 		}
 		if f.pendingFor {
 			nf.kind = fkBlock
@@ -540,7 +568,7 @@ func (c *diagChecker) close(i int) {
 	switch f.opener {
 	case '(':
 		if f.kind == fkParams {
-			c.params, c.paramsGenerator, c.paramsEnd = f.names, f.generator, i
+			c.params, c.paramsGenerator, c.paramsEnd = f.names, f.generatorParams, i
 			c.bodyPending = true
 		}
 		if f.keys != nil {
@@ -570,7 +598,7 @@ func (c *diagChecker) targets(f dframe, next string) {
 		c.cands = c.cands[:f.cands]
 		return
 	}
-	if p := c.top(); p.opener == '[' || p.opener == '{' || p.opener == '(' {
+	if p := c.top(); p.opener == '[' || p.opener == '(' || p.opener == '{' && p.kind == fkObject {
 		return // the enclosing literal may be a target
 	}
 	c.cands = c.cands[:f.cands]
@@ -603,7 +631,7 @@ func (c *diagChecker) element(f *dframe, i int) {
 	if kind == tkIdent && !isKeyword(txt) {
 		switch next {
 		case ",", "]", "}", "=":
-			c.cands = append(c.cands, candidate{offset: s.toks[i].start, name: txt, ok: true})
+			c.cands = append(c.cands, candidate{offset: s.toks[i].start, name: identName(txt), ok: true})
 			return
 		case ".", "?.", "[", "!":
 			return
@@ -620,20 +648,21 @@ func (c *diagChecker) identifier(f *dframe, i int) {
 		return
 	}
 	w := c.text(i)
+	name := identName(w)
 	next := c.nextText(i)
 	if f.expect {
 		f.expect = false
-		c.declare(i, w, len(c.stack)-1, f.decl)
+		c.declare(i, name, len(c.stack)-1, f.decl)
 		return
 	}
 	if f.pattern && c.bindingPosition(f, i) {
-		c.declare(i, w, f.target, f.bind)
+		c.declare(i, name, f.target, f.bind)
 		return
 	}
 	if f.kind == fkParams && (c.prevText(i) == "(" || c.prevText(i) == "," || c.prevText(i) == "...") {
 		switch next {
 		case ",", ")", "=", ":", "?", "=>":
-			c.declare(i, w, len(c.stack)-1, bindParam)
+			c.declare(i, name, len(c.stack)-1, bindParam)
 		}
 	}
 	if c.key(f, i) && !(f.kind == fkObject && (next == "," || next == "}" || next == "=")) {
@@ -660,7 +689,7 @@ func (c *diagChecker) identifier(f *dframe, i int) {
 			if next == "*" {
 				j++
 			}
-			if name := c.word(j); name != "" {
+			if name := identName(c.word(j)); name != "" {
 				kind := bindLexical
 				if f.kind == fkFunction {
 					kind = bindVar
@@ -673,7 +702,7 @@ func (c *diagChecker) identifier(f *dframe, i int) {
 		}
 	case "class":
 		f.pendingClass, f.classAngle = true, 0
-		if name := c.word(i + 1); name != "" && name != "extends" && name != "implements" && c.statementPosition(f, i) {
+		if name := identName(c.word(i + 1)); name != "" && name != "extends" && name != "implements" && c.statementPosition(f, i) {
 			c.declare(i+1, name, len(c.stack)-1, bindLexical)
 		}
 	case "interface":
@@ -711,7 +740,7 @@ func (c *diagChecker) identifier(f *dframe, i int) {
 	case "super":
 		c.add(dkSuper, t.start, "", 0, errorWork)
 	case "in":
-		if f.kind == fkBlock && f.opener == '(' && f.decl == bindVar && f.sawAssign {
+		if f.kind == fkBlock && f.opener == '(' && f.decl != bindNone && f.sawAssign {
 			c.strict(dkForInInit, t.start, "")
 		}
 		fallthrough
@@ -719,18 +748,16 @@ func (c *diagChecker) identifier(f *dframe, i int) {
 		if f.kind == fkBlock && f.opener == '(' { // a for head
 			f.decl, f.expect = bindNone, false
 			if s.toks[i-1].kind == tkIdent && c.prevText(i-1) == "(" {
-				c.assign(candidate{offset: s.toks[i-1].start, name: c.text(i - 1)})
+				c.assign(candidate{offset: s.toks[i-1].start, name: identName(c.text(i - 1))})
 			}
 		}
 	default:
 		if next == ":" && c.statementPosition(f, i) && (f.kind == fkFunction || f.kind == fkBlock || f.kind == fkSwitch) && !isKeyword(w) {
-			c.label(f, i, w)
+			c.label(f, i, name)
 			return
 		}
 	}
-	if t.kind == tkIdent {
-		c.reference(i, w)
-	}
+	c.reference(i, name)
 }
 
 // isPostfixOperand reports whether p, after a name, makes the name part of a longer operand.
@@ -885,7 +912,41 @@ func propertyKey(s *scanner, i int) string {
 		}
 		return "\x00number"
 	}
-	return txt
+	return identName(txt)
+}
+
+// identName returns the name an identifier's text stands for, decoding escape sequences
+// ("\u0061" and "\u{61}" are "a"); text that is not a valid escape is kept as is.
+func identName(txt string) string {
+	if strings.IndexByte(txt, '\\') < 0 {
+		return txt
+	}
+	var b strings.Builder
+	for i := 0; i < len(txt); i++ {
+		if txt[i] != '\\' || i+1 >= len(txt) || txt[i+1] != 'u' {
+			b.WriteByte(txt[i])
+			continue
+		}
+		hex, next := "", i+2
+		if next < len(txt) && txt[next] == '{' {
+			if end := strings.IndexByte(txt[next:], '}'); end > 0 {
+				hex, next = strings.TrimLeft(txt[next+1:next+end], "0"), next+end+1
+			}
+		} else if next+4 <= len(txt) {
+			hex, next = txt[next:next+4], next+4
+		}
+		r, err := strconv.ParseUint(hex, 16, 32)
+		if hex == "" && next > i+2 {
+			r, err = 0, nil
+		}
+		if err != nil || len(hex) > 6 {
+			b.WriteByte(txt[i])
+			continue
+		}
+		b.WriteRune(rune(r))
+		i = next - 1
+	}
+	return b.String()
 }
 
 // label handles a label at token i.
@@ -903,12 +964,12 @@ func (c *diagChecker) reference(i int, w string) {
 	s := c.s
 	off := s.toks[i].start
 	next := c.nextText(i)
+	if f := c.top(); f.annotation || f.decl != bindNone && !f.initializing && next == "=" {
+		return // a type, or a declared name
+	}
 	if isAssignOp(next) || (next == "++" || next == "--") && !s.toks[i+1].regexAfter && !s.toks[i+1].nl ||
 		(c.prevText(i) == "++" || c.prevText(i) == "--") && s.toks[i-1].regexAfter {
 		c.assign(candidate{offset: off, name: w})
-		if w == "eval" || w == "arguments" {
-			c.strict(dkEvalArguments, off, w)
-		}
 	}
 }
 
@@ -1002,6 +1063,9 @@ func (c *diagChecker) declare(i int, name string, at int, kind bindKind) {
 func (c *diagChecker) punctuator(f *dframe, i int, p string) {
 	s := c.s
 	t := s.toks[i]
+	if f.optional && p != "." && p != "?." && p != "!" && p != "++" && p != "--" && !isAssignOp(p) {
+		f.optional = false // an operator: the next operand starts
+	}
 	switch p {
 	case ";":
 		c.endStatement(f, t.end)
@@ -1009,7 +1073,7 @@ func (c *diagChecker) punctuator(f *dframe, i int, p string) {
 		return
 	case ",":
 		f.stmt = t.end
-		f.arrow, f.optional = false, false
+		f.arrow, f.optional, f.annotation, f.initializing = false, false, false, false
 		if f.decl != bindNone && f.declAngle <= 0 {
 			f.expect = true
 		}
@@ -1020,6 +1084,9 @@ func (c *diagChecker) punctuator(f *dframe, i int, p string) {
 	case ":":
 		f.stmt = t.end
 		f.optional = false
+		if f.kind == fkParams || f.kind == fkClass || f.decl != bindNone && !f.initializing {
+			f.annotation = true
+		}
 		if f.kind == fkObject {
 			f.value = true
 		}
@@ -1080,6 +1147,15 @@ func (c *diagChecker) punctuator(f *dframe, i int, p string) {
 	}
 	if isAssignOp(p) {
 		f.stmt = t.end
+		if f.annotation || f.decl != bindNone && !f.initializing {
+			// the initializer of a declared name, parameter or field
+			f.annotation, f.optional = false, false
+			f.initializing = f.decl != bindNone
+			if f.kind == fkBlock && f.opener == '(' {
+				f.sawAssign = true
+			}
+			return
+		}
 		if f.decl == bindVar && f.kind == fkBlock && f.opener == '(' {
 			f.sawAssign = true
 		}
@@ -1101,6 +1177,8 @@ func invalidTarget(s *scanner, i int) bool {
 		switch s.text(i) {
 		case "this", "null", "true", "false", "super", "new":
 			return !s.afterDot(i)
+		case "target", "meta": // new.target, import.meta
+			return i >= 2 && s.afterDot(i) && (s.text(i-2) == "new" || s.text(i-2) == "import")
 		}
 		return false
 	}
@@ -1110,6 +1188,9 @@ func invalidTarget(s *scanner, i int) bool {
 // assign handles an assignment to a name: if the name is declared const (so far), it is counted
 // at once, else when the program ends (see assignments): its warning notes a declaration.
 func (c *diagChecker) assign(a candidate) {
+	if a.name == "eval" || a.name == "arguments" {
+		c.strict(dkEvalArguments, a.offset, a.name)
+	}
 	if r, ok := c.consts[a.name]; ok {
 		c.add(dkConstAssign, a.offset, a.name, max(a.offset-r[0], r[1]-a.offset), warningWork)
 		return

@@ -62,7 +62,9 @@ type scanner struct {
 // The tokens are checked for nesting (see checkNesting) as they are made; tokenizing stops at the
 // first token that nests too deeply, which nestErr then describes.
 func tokenize(src string) *scanner {
-	s := &scanner{src: src, unmatched: -1}
+	// Programs hold about one token per three to five bytes: sizing the slice for that avoids
+	// copying it as it grows.
+	s := &scanner{src: src, unmatched: -1, toks: make([]token, 0, len(src)/3+16)}
 	n := newNester()
 	for {
 		s.skipSpace()
