@@ -62,9 +62,7 @@ type scanner struct {
 // The tokens are checked for nesting (see checkNesting) as they are made; tokenizing stops at the
 // first token that nests too deeply, which nestErr then describes.
 func tokenize(src string) *scanner {
-	// Programs hold about one token per three to five bytes: sizing the slice for that avoids
-	// copying it as it grows.
-	s := &scanner{src: src, unmatched: -1, toks: make([]token, 0, len(src)/3+16)}
+	s := &scanner{src: src, unmatched: -1}
 	n := newNester()
 	for {
 		s.skipSpace()
@@ -143,6 +141,13 @@ func hasLineTerminator(s string) bool {
 }
 
 func (s *scanner) emit(kind tokKind, start int) *token {
+	if len(s.toks) == cap(s.toks) {
+		// Double the slice: append grows large slices by a quarter, which copies a
+		// megabyte program's tokens about twenty times over.
+		toks := make([]token, len(s.toks), max(256, 2*cap(s.toks)))
+		copy(toks, s.toks)
+		s.toks = toks
+	}
 	s.toks = append(s.toks, token{kind: kind, start: start, end: s.pos, nl: s.nl})
 	s.nl = false
 	return &s.toks[len(s.toks)-1]
