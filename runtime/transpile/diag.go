@@ -69,6 +69,7 @@ const (
 	dkLabelRef
 	dkSuper
 	dkPrivate
+	dkSingleStatement
 	numDiagKinds
 )
 
@@ -112,6 +113,8 @@ func (k diagKind) describe(name string) string {
 		return "a regular expression with a repeated or unknown flag"
 	case dkLabelRef:
 		return `"break" or "continue" with a label`
+	case dkSingleStatement:
+		return fmt.Sprintf("a %q declaration as the body of an if, else or loop (wrap it in a block)", name)
 	case dkPrivate:
 		return fmt.Sprintf("the private name %q used outside the class body that declares it", name)
 	}
@@ -147,6 +150,9 @@ const (
 type declared struct {
 	offset int
 	kind   bindKind
+	// lexical: the scope also declares the name with let, const or class (counted in
+	// checker.lexical).
+	lexical bool
 }
 
 // dframe is an open bracket (or the program) in checkDiagnostics.
@@ -217,9 +223,11 @@ type diagCost struct {
 
 // diagChecker is the state of checkDiagnostics.
 type diagChecker struct {
-	s      *scanner
-	stack  []dframe
-	total  int64
+	s     *scanner
+	stack []dframe
+	total int64
+	// walk is the part of total that counts distances to notes.
+	walk   int64
 	costs  [numDiagKinds]diagCost
 	header int // bytes before the program in esbuild's input
 	// lexical maps a name to the stack indexes of the open scopes that declare it with let,
@@ -301,6 +309,7 @@ func (c *diagChecker) reject() *diagnosticsError {
 func (c *diagChecker) add(k diagKind, offset int, name string, distance int, base int64) {
 	w := base + 2*int64(max(distance, 0))
 	c.total += w
+	c.walk += w - base
 	d := &c.costs[k]
 	if d.count == 0 {
 		d.offset, d.name = offset, name
@@ -396,7 +405,7 @@ func (c *diagChecker) step(i int) {
 		c.key(f, i)
 	case tkRegex:
 		if badRegexFlags(c.text(i)) {
-			c.add(dkRegexFlags, t.start, "", 0, errorWork)
+			c.add(dkRegexFlags, t.start, "", t.end-t.start, errorWork)
 		}
 	case tkPrivate:
 		if !c.key(f, i) {
@@ -656,6 +665,7 @@ func (c *diagChecker) identifier(f *dframe, i int) {
 		return
 	}
 	if f.pattern && c.bindingPosition(f, i) {
+		c.key(f, i) // a shorthand property: {a} is {a: a}
 		c.declare(i, name, f.target, f.bind)
 		return
 	}
@@ -671,6 +681,9 @@ func (c *diagChecker) identifier(f *dframe, i int) {
 	switch w {
 	case "let", "const", "var", "using":
 		if next == "{" || next == "[" || i+1 < len(s.toks) && s.toks[i+1].kind == tkIdent && !isRegexKeyword(next) {
+			if p := c.prevText(i); w != "var" && (p == "else" || p == "do" || p == ")" && s.toks[i-1].regexAfter) {
+				c.add(dkSingleStatement, t.start, w, 0, errorWork)
+			}
 			f.decl = map[string]bindKind{"let": bindLexical, "const": bindConst, "var": bindVar, "using": bindConst}[w]
 			f.expect = true
 			f.declAngle = 0
@@ -758,6 +771,15 @@ func (c *diagChecker) identifier(f *dframe, i int) {
 		}
 	}
 	c.reference(i, name)
+}
+
+// strictReserved reports whether name is reserved in strict mode, and cannot be declared there.
+func strictReserved(name string) bool {
+	switch name {
+	case "implements", "interface", "let", "package", "private", "protected", "public", "static", "yield":
+		return true
+	}
+	return false
 }
 
 // isPostfixOperand reports whether p, after a name, makes the name part of a longer operand.
@@ -952,6 +974,9 @@ func identName(txt string) string {
 // label handles a label at token i.
 func (c *diagChecker) label(f *dframe, i int, name string) {
 	off := c.s.toks[i].start
+	if strictReserved(name) {
+		c.strict(dkReserved, off, name)
+	}
 	if st := c.labels[name]; len(st) > 0 {
 		c.add(dkDuplicateLabel, off, name, off-st[0], errorWork)
 	}
@@ -1007,6 +1032,9 @@ func (c *diagChecker) declare(i int, name string, at int, kind bindKind) {
 	if name == "eval" || name == "arguments" {
 		c.strict(dkEvalArguments, off, name)
 	}
+	if strictReserved(name) {
+		c.strict(dkReserved, off, name)
+	}
 	if kind == bindConst {
 		r, ok := c.consts[name]
 		if !ok {
@@ -1018,7 +1046,8 @@ func (c *diagChecker) declare(i int, name string, at int, kind bindKind) {
 	if f.names == nil {
 		f.names = map[string]declared{}
 	}
-	if first, ok := f.names[name]; ok {
+	first, ok := f.names[name]
+	if ok {
 		k := dkRedeclared
 		if f.kind == fkParams && kind == bindParam {
 			k = dkDuplicateParam
@@ -1027,12 +1056,14 @@ func (c *diagChecker) declare(i int, name string, at int, kind bindKind) {
 			c.add(k, off, name, off-first.offset, errorWork)
 		}
 	} else {
-		f.names[name] = declared{off, kind}
-		if kind == bindLexical || kind == bindConst {
-			c.lexical[name] = append(c.lexical[name], at)
-			f.lexical = append(f.lexical, name)
-		}
+		first = declared{offset: off, kind: kind}
 	}
+	if (kind == bindLexical || kind == bindConst) && !first.lexical {
+		first.lexical = true
+		c.lexical[name] = append(c.lexical[name], at)
+		f.lexical = append(f.lexical, name)
+	}
+	f.names[name] = first
 	if kind != bindVar {
 		return
 	}
@@ -1054,7 +1085,7 @@ func (c *diagChecker) declare(i int, name string, at int, kind bindKind) {
 		if first, ok := g.names[name]; ok && first.kind != bindVar && first.kind != bindParam {
 			c.add(dkRedeclared, off, name, off-first.offset, errorWork)
 		} else if !ok {
-			g.names[name] = declared{off, bindVar}
+			g.names[name] = declared{offset: off, kind: bindVar}
 		}
 	}
 }
@@ -1100,7 +1131,7 @@ func (c *diagChecker) punctuator(f *dframe, i int, p string) {
 			f.arrow = true
 		}
 		if i > 0 && s.toks[i-1].kind == tkIdent {
-			c.params = map[string]declared{c.text(i - 1): {s.toks[i-1].start, bindParam}}
+			c.params = map[string]declared{identName(c.text(i - 1)): {offset: s.toks[i-1].start, kind: bindParam}}
 			c.paramsGenerator, c.paramsEnd = false, i
 		}
 		c.bodyPending = true
