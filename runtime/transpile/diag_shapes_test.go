@@ -81,7 +81,7 @@ var diagShapes = []diagShape{
 	{name: "const for-of", pre: "const a=1;", unit: "for(a of x);"},
 	// Notes at an earlier occurrence.
 	{name: "duplicate keys", pre: "x={", unit: "k%d:1,", post: "}", twice: true},
-	{name: "duplicate keys repeated", pre: "x={", unit: "a:1,"},
+	{name: "duplicate keys repeated", pre: "x={", unit: "a:1,", post: "}"},
 	{name: "duplicate string keys", pre: "x={", unit: `"k%d":1,k%d:1,`, post: "}", linear: true},
 	{name: "duplicate class members", pre: "class C{", unit: "k%d;", post: "}", twice: true},
 	{name: "duplicate proto", pre: "x={__proto__:1,", unit: "__proto__:1,", post: "}"},
