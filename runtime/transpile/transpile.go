@@ -23,7 +23,10 @@
 // "declare" form are handed to esbuild, which erases them. A namespace that is not declared is
 // rejected even when it only holds types (write "declare namespace" or plain type aliases instead):
 // TypeScript itself does not allow namespaces inside a function body. The tokenizer also bounds
-// the program's nesting (see nesting.go), so that esbuild's recursion and backtracking stay small.
+// the program's nesting (see nesting.go), so that esbuild's recursion and backtracking stay small,
+// and what esbuild's diagnostics may cost (see diag.go), so that a program full of errors cannot
+// make esbuild take time quadratic in its size. esbuild's warnings are silenced: Compile reports
+// errors only.
 //
 // Finally the output is checked to be exactly one function expression: esbuild parses the wrapped
 // text as a whole, so a program such as "}); evil(); (async function() {" would otherwise escape
