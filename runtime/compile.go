@@ -28,7 +28,10 @@ var (
 // returned at once. Otherwise the program compiles on a goroutine of its own while the run
 // watches its context, Close and WallTime: when one of them ends the run, the run returns at once
 // and the compilation stops before its next phase (see transpile.CompileContext; the nesting
-// limits keep each phase linear in the program, which MaxProgramBytes bounds).
+// limits keep each phase linear in the program, which MaxProgramBytes bounds, and the diagnostics
+// bound keeps esbuild's error reports linear too). A phase already running is not interrupted:
+// what an abandoned compilation still costs is bounded by what a whole one costs, so compilations
+// are not otherwise limited in number.
 func (r *run) compile() *transpile.Program {
 	if err := transpile.CheckSize(r.source, r.limits.MaxProgramBytes); err != nil {
 		r.end(KindException, err.Error())

@@ -11,8 +11,8 @@ import (
 
 // FuzzCompile: for any program text, Compile returns a Program or an *Error, never panics or
 // overflows its stack, and its output stays linear in its input. The seed corpus
-// (testdata/fuzz/FuzzCompile) holds small versions of the deep and backtracking shapes; see
-// TestWriteFuzzSeeds.
+// (testdata/fuzz/FuzzCompile) holds small versions of the deep and backtracking shapes, and of
+// the shapes esbuild reports many diagnostics for; see TestWriteFuzzSeeds.
 func FuzzCompile(f *testing.F) {
 	f.Add("return 1")
 	f.Add("const m = new Map<string, number>(); return m.size < 1 ? [1] : {a: 1}")
@@ -46,6 +46,14 @@ func TestWriteFuzzSeeds(t *testing.T) {
 		}
 		body := "go test fuzz v1\nstring(" + strconv.Quote(src) + ")\n"
 		name := strings.NewReplacer(" ", "-", ",", "").Replace(s.name)
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, d := range diagShapes {
+		src := d.build(512)
+		body := "go test fuzz v1\nstring(" + strconv.Quote(src) + ")\n"
+		name := "diag-" + strings.NewReplacer(" ", "-", ",", "", ".", "").Replace(d.name)
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
 			t.Fatal(err)
 		}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/evanw/esbuild/pkg/api"
 )
 
 func TestMeasureShapes(t *testing.T) {
@@ -140,5 +142,48 @@ func TestMeasureFunctions(t *testing.T) {
 		d := time.Since(start)
 		runtime.ReadMemStats(&m1)
 		fmt.Printf("%-28s %8d B  %7.1fms  alloc %5d MiB  err %v\n", tc.name, len(src), ms(d), (m1.TotalAlloc-m0.TotalAlloc)>>20, err)
+	}
+}
+
+// TestMeasureDiagnostics prints, for each shape esbuild reports many diagnostics for, what
+// esbuild alone costs on it at CODERUN_RAW_SIZE bytes (default 64 KiB; the quadratic shapes grow
+// with the square of the size), and what Compile costs on it at 1 MiB.
+func TestMeasureDiagnostics(t *testing.T) {
+	if os.Getenv("MEASURE") == "" {
+		t.Skip()
+	}
+	rawSize := 64 << 10
+	if v := os.Getenv("CODERUN_RAW_SIZE"); v != "" {
+		_, _ = fmt.Sscan(v, &rawSize)
+	}
+	measure := func(f func()) (time.Duration, uint64) {
+		var m0, m1 runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&m0)
+		start := time.Now()
+		f()
+		d := time.Since(start)
+		runtime.ReadMemStats(&m1)
+		return d, (m1.TotalAlloc - m0.TotalAlloc) >> 20
+	}
+	fmt.Printf("%-30s %28s   %s\n", "shape", fmt.Sprintf("esbuild at %d KiB", rawSize>>10), "Compile at 1 MiB")
+	for _, d := range diagShapes {
+		raw := d.build(rawSize)
+		var msgs int
+		rd, ra := measure(func() {
+			res := api.Transform(inputHeader+raw+inputFooter, api.TransformOptions{
+				Loader: api.LoaderTS, Target: api.ESNext, MinifyWhitespace: true, Sourcemap: api.SourceMapExternal,
+				SourcesContent: api.SourcesContentExclude, Sourcefile: sourceFile,
+			})
+			msgs = len(res.Errors) + len(res.Warnings)
+		})
+		src := d.build(1 << 20)
+		var err error
+		cd, ca := measure(func() { _, err = Compile(src) })
+		msg := "accepted"
+		if err != nil {
+			msg = err.Error()[:min(70, len(err.Error()))]
+		}
+		fmt.Printf("%-30s %8.0fms %5d MiB %6d msgs   %6.0fms %5d MiB  %s\n", d.name, ms(rd), ra, msgs, ms(cd), ca, msg)
 	}
 }

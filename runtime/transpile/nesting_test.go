@@ -100,13 +100,22 @@ func TestNestingAcceptsPrograms(t *testing.T) {
 		strings.Repeat("if (a) { x = -a.b.c + f(g(h(1)))\n}\n", 2000),
 		"return [" + strings.Repeat("{ a: 1, b: [1, 2], c: 'x' },\n", 5000) + "]",
 		"let s = ''\n" + strings.Repeat("s = 'a' + b + 'c' + d + 'e'; s += `${s}!`\n", 2000),
-		"switch (x) {\n" + strings.Repeat("case 1: case 2: y = -1; break\n", 2000) + "}",
+		"switch (x) {\n" + numbered("case %d: case 'k%d': y = -1; break\n", 2000) + "}",
 		"if (a) {} else " + strings.Repeat("if (a) {} else ", 200) + "{}",
 	}
 	for _, src := range srcs {
 		_, err := Compile("let a, b, d, x, y\nconst f = (v: any) => v, g = f, h = f\n" + src)
 		require.NoError(t, err, src[:min(len(src), 60)])
 	}
+}
+
+// numbered repeats format n times, with every %d replaced by the repetition's number.
+func numbered(format string, n int) string {
+	var b strings.Builder
+	for i := range n {
+		b.WriteString(strings.ReplaceAll(format, "%d", fmt.Sprint(i)))
+	}
+	return b.String()
 }
 
 func TestNestingAmbiguousSlash(t *testing.T) {

@@ -141,6 +141,13 @@ func hasLineTerminator(s string) bool {
 }
 
 func (s *scanner) emit(kind tokKind, start int) *token {
+	if len(s.toks) == cap(s.toks) {
+		// Double the slice: append grows large slices by a quarter, which copies a
+		// megabyte program's tokens about twenty times over.
+		toks := make([]token, len(s.toks), max(256, 2*cap(s.toks)))
+		copy(toks, s.toks)
+		s.toks = toks
+	}
 	s.toks = append(s.toks, token{kind: kind, start: start, end: s.pos, nl: s.nl})
 	s.nl = false
 	return &s.toks[len(s.toks)-1]

@@ -23,7 +23,10 @@
 // "declare" form are handed to esbuild, which erases them. A namespace that is not declared is
 // rejected even when it only holds types (write "declare namespace" or plain type aliases instead):
 // TypeScript itself does not allow namespaces inside a function body. The tokenizer also bounds
-// the program's nesting (see nesting.go), so that esbuild's recursion and backtracking stay small.
+// the program's nesting (see nesting.go), so that esbuild's recursion and backtracking stay small,
+// and what esbuild's diagnostics may cost (see diag.go), so that a program full of errors cannot
+// make esbuild take time quadratic in its size. esbuild's warnings are silenced: Compile reports
+// errors only.
 //
 // Finally the output is checked to be exactly one function expression: esbuild parses the wrapped
 // text as a whole, so a program such as "}); evil(); (async function() {" would otherwise escape
@@ -264,6 +267,7 @@ func (c *compilation) run() (*Program, error) {
 		SourcesContent:   api.SourcesContentExclude,
 		Sourcefile:       sourceFile,
 		LegalComments:    api.LegalCommentsNone,
+		LogOverride:      silencedWarnings(),
 	})
 	input = ""
 	var syntax *Error
@@ -345,6 +349,14 @@ func (c *compilation) scan() (input string, refused, err *Error) {
 		if refused == nil || n.offset < v.offset {
 			return "", nil, at(n.offset, n.message)
 		}
+	}
+	if d := c.sc.checkDiagnostics(len(inputHeader)); d != nil {
+		// esbuild would take too long over this program: report the earlier of this and the
+		// refused construct at once.
+		if refused == nil || d.offset < v.offset {
+			return "", nil, at(d.offset, d.message)
+		}
+		return "", nil, refused
 	}
 	c.lines = newLineIndex(src)
 	return inputHeader + blank(src, erase) + inputFooter, refused, nil
@@ -459,6 +471,7 @@ func checkSingleExpression(out string) error {
 		MinifySyntax:      true,
 		IgnoreAnnotations: true,
 		LegalComments:     api.LegalCommentsNone,
+		LogOverride:       silencedWarnings(),
 	})
 	if len(res.Errors) > 0 {
 		return fmt.Errorf("re-parsing the output failed: %s", res.Errors[0].Text)
@@ -467,4 +480,24 @@ func checkSingleExpression(out string) error {
 		return fmt.Errorf("code outside the function remains: %.80q", res.Code)
 	}
 	return nil
+}
+
+// silencedWarnings returns log overrides that silence every warning esbuild can give a program:
+// Compile reports only errors, and a silenced warning costs esbuild nothing but the notes it
+// computes beforehand (see checkDiagnostics).
+func silencedWarnings() map[string]api.LogLevel {
+	m := map[string]api.LogLevel{}
+	for _, id := range []string{
+		"assert-to-with", "assert-type-json", "assign-to-constant", "assign-to-define", "assign-to-import",
+		"bigint", "call-import-namespace", "class-name-will-throw", "commonjs-variable-in-esm",
+		"delete-super-property", "direct-eval", "duplicate-case", "duplicate-class-member",
+		"duplicate-object-key", "empty-import-meta", "equals-nan", "equals-negative-zero", "equals-new-object",
+		"html-comment-in-js", "impossible-typeof", "indirect-require", "private-name-will-throw",
+		"semicolon-after-return", "suspicious-boolean-not", "suspicious-define", "suspicious-logical-operator",
+		"suspicious-nullish-coalescing", "this-is-undefined-in-esm", "unsupported-dynamic-import",
+		"unsupported-jsx-comment", "unsupported-regexp", "unsupported-require-call", "tsconfig.json",
+	} {
+		m[id] = api.LogLevelSilent
+	}
+	return m
 }
