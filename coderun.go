@@ -68,6 +68,17 @@ type Request struct {
 	Program string
 	// Bindings are the namespaces of host functions visible to the program.
 	Bindings []Namespace
+	// OnLog, when set, is called with each log entry the run keeps, in
+	// order and as Result.Logs will have it (an entry trimmed by
+	// MaxOutputBytes is passed trimmed; one dropped is not passed), while
+	// the run goes on: to report progress, or to stream logs. It is called
+	// synchronously on the goroutine that runs the program, which is not
+	// necessarily the caller's, and the program waits for it: it must be
+	// fast (hand the entry to a channel or a buffered writer rather than
+	// block), must not call Close on the Runtime (Close waits for this
+	// run), and must not call runtime.Goexit. A panic in it is recovered
+	// and ends the run as worker-exit with a message that blames the host.
+	OnLog func(entry string)
 }
 
 // Namespace is one program-visible object whose members are async functions.
@@ -300,7 +311,7 @@ func (r *Runtime) Run(ctx context.Context, req Request) (Result, error) {
 		}
 		bindings[i] = b
 	}
-	o, err := r.engine.Run(ctx, req.Program, bindings)
+	o, err := r.engine.RunWith(ctx, req.Program, bindings, runtime.RunOptions{OnLog: req.OnLog})
 	if err != nil {
 		return Result{}, err
 	}

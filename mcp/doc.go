@@ -24,7 +24,7 @@
 // shared [coderun.Runtime]; its result is the logs and the value as separate
 // text items and as structured content {logs, value} (see [FormatResult]),
 // and, when the client asks, progress notifications (one step per completed
-// upstream call or upstream progress notification).
+// upstream call, upstream progress notification or log entry).
 //
 // A Server is served over a process's stdio with [StdioTransport], which
 // answers and drops the lines go-sdk could not decode, or over streamable

@@ -3,14 +3,17 @@ package mcp
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
+	"unicode/utf8"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // progressReporter sends the progress notifications of one run_code call
 // whose client sent a progressToken. Every event (a completed upstream
-// call, a progress notification of an upstream) adds one to a counter;
+// call, a progress notification of an upstream, a log entry the program
+// wrote) adds one to a counter;
 // a goroutine of its own sends the counter, so that a slow client never
 // holds up a binding call, and events that arrive while a notification is
 // being sent are coalesced into the next one. Progress is strictly
@@ -118,4 +121,37 @@ func (p *progressReporter) upstreamProgress(upstream, tool string, params *sdk.P
 		}
 	}
 	p.event(memberAccess(upstream, tool) + ": " + msg)
+}
+
+// logMessageMax is how many bytes of a log entry a progress message quotes.
+const logMessageMax = 200
+
+// onLog returns the coderun.Request.OnLog hook that records each log entry
+// of the run as a step, or nil for a nil reporter. The hook never blocks:
+// event only takes a mutex and signals the sender.
+func (p *progressReporter) onLog() func(entry string) {
+	if p == nil {
+		return nil
+	}
+	return p.logged
+}
+
+// logged records a log entry, quoting its first line up to logMessageMax
+// bytes (cut at a code point).
+func (p *progressReporter) logged(entry string) {
+	if p == nil {
+		return
+	}
+	line, _, more := strings.Cut(entry, "\n")
+	if len(line) > logMessageMax {
+		cut := logMessageMax
+		for cut > 0 && !utf8.RuneStart(line[cut]) {
+			cut--
+		}
+		line, more = line[:cut], true
+	}
+	if more {
+		line += "…"
+	}
+	p.event("log: " + line)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -114,4 +115,94 @@ func TestProgressMessages(t *testing.T) {
 	nilReporter.callDone("a", "b", nil) // no-op
 	nilReporter.finish()
 	require.Nil(t, startProgress(context.Background(), nil, nil))
+}
+
+// Each log entry the program writes is a step of progress, sent while the
+// run goes on: the program logs, then waits on an upstream tool that
+// returns only once the client has received that entry's notification.
+func TestRunCodeProgressPerLogEntry(t *testing.T) {
+	heard := make(chan struct{})
+	var once sync.Once
+	srv := testServer(nil)
+	sdk.AddTool(srv, &sdk.Tool{Name: "gate"}, func(ctx context.Context, _ *sdk.CallToolRequest, _ struct{}) (*sdk.CallToolResult, any, error) {
+		select {
+		case <-heard:
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "open"}}}, nil, nil
+		case <-time.After(10 * time.Second):
+			return nil, nil, fmt.Errorf("no progress notification for the log entry within 10 s")
+		case <-ctx.Done():
+			return nil, nil, ctx.Err()
+		}
+	})
+	u, _ := startUpstream(t, "local", srv)
+	s, err := NewServer(newRuntime(t, nil), []*Upstream{u}, nil)
+	require.NoError(t, err)
+	var (
+		mu       sync.Mutex
+		received []*sdk.ProgressNotificationParams
+	)
+	cs := connectClient(t, s, &sdk.ClientOptions{ProgressNotificationHandler: func(_ context.Context, req *sdk.ProgressNotificationClientRequest) {
+		mu.Lock()
+		received = append(received, req.Params)
+		mu.Unlock()
+		if req.Params.Message == "log: waiting at the gate" {
+			once.Do(func() { close(heard) })
+		}
+	}})
+	const program = `console.log("waiting at the gate");
+const r = await local.gate({});
+for (let i = 0; i < 5; i++) console.log("after", i);
+console.log("multi\nline");
+return r`
+	params := &sdk.CallToolParams{Name: ToolName, Arguments: map[string]any{"code": program}}
+	params.SetProgressToken(7)
+	res, err := cs.CallTool(context.Background(), params)
+	require.NoError(t, err)
+	require.False(t, res.IsError, "%v", res.Content)
+
+	// 7 log entries and 1 call: the last notification counts all 8 events.
+	var got []*sdk.ProgressNotificationParams
+	require.Eventually(t, func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		got = slices.Clone(received)
+		return len(got) > 0 && got[len(got)-1].Progress == 8
+	}, 10*time.Second, 5*time.Millisecond)
+	last := 0.0
+	for _, p := range got {
+		require.EqualValues(t, 7, p.ProgressToken)
+		require.Greater(t, p.Progress, last, "progress is strictly increasing")
+		last = p.Progress
+	}
+	require.Equal(t, "log: multi…", got[len(got)-1].Message)
+}
+
+// A log entry's progress message quotes its first line, at most
+// logMessageMax bytes of it, cut at a code point.
+func TestProgressLogMessages(t *testing.T) {
+	var (
+		mu  sync.Mutex
+		got []string
+	)
+	p := startProgress(context.Background(), "t", func(_ context.Context, params *sdk.ProgressNotificationParams) error {
+		mu.Lock()
+		defer mu.Unlock()
+		got = append(got, params.Message)
+		return nil
+	})
+	long := strings.Repeat("é", logMessageMax) // 2 bytes each
+	entries := []string{"plain", "first\nsecond", "", long}
+	for i, entry := range entries {
+		p.onLog()(entry)
+		// Wait for each to be sent, so that none is coalesced.
+		require.Eventually(t, func() bool {
+			mu.Lock()
+			defer mu.Unlock()
+			return len(got) == i+1
+		}, 5*time.Second, time.Millisecond)
+	}
+	p.finish()
+	require.Equal(t, []string{"log: plain", "log: first…", "log: ", "log: " + strings.Repeat("é", logMessageMax/2) + "…"}, got)
+	var nilReporter *progressReporter
+	require.Nil(t, nilReporter.onLog(), "no hook, so no per-log cost, without a progressToken")
 }

@@ -183,7 +183,7 @@ func (s *Server) runCode(ctx context.Context, code string, p *progressReporter) 
 		}
 	}
 	s.updateTool()
-	res, err := s.rt.Run(ctx, coderun.Request{Program: code, Bindings: bindings(s.upstreams, p)})
+	res, err := s.rt.Run(ctx, coderun.Request{Program: code, Bindings: bindings(s.upstreams, p), OnLog: p.onLog()})
 	if err != nil {
 		return errorResult(fmt.Sprintf("code run failed: %v", err))
 	}

@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"fmt"
+	"github.com/coderun/coderun/runtime/transpile"
 	"strings"
 	"testing"
 
@@ -36,7 +37,7 @@ func TestProgramBytecodeIsReused(t *testing.T) {
 			first, err := e.Run(context.Background(), tc.program, tc.bindings)
 			require.NoError(t, err)
 			require.Equal(t, tc.kind, first.Kind, first.Message)
-			prog, err := e.programs.Compile(tc.program)
+			prog, err := e.programs.Compile(t.Context(), tc.program, transpile.Options{})
 			require.NoError(t, err)
 			params := "tools,ToolError"
 			if tc.bindings == nil {

@@ -70,6 +70,8 @@ type Engine struct {
 	qe       *quickjs.Engine
 	programs *transpile.Cache
 	snap     snapshotState
+	// compilePhase, when set (by tests), is called before each phase of a compilation.
+	compilePhase func(transpile.Phase)
 
 	mu      sync.Mutex
 	closed  bool
@@ -127,7 +129,7 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 	e := &Engine{
 		limits:   opts.Limits,
 		qe:       qe,
-		programs: transpile.NewCache(256),
+		programs: transpile.NewCache(compileCacheEntries, compileCacheBytes),
 		snap:     snap.state,
 		closing:  make(chan struct{}),
 	}
@@ -233,9 +235,23 @@ type Outcome struct {
 	LogBytes int64
 }
 
+// RunOptions are a run's optional callbacks.
+type RunOptions struct {
+	// OnLog, when set, is called with the text of each log entry the run
+	// keeps, as Outcome.Logs will have it, synchronously on the goroutine
+	// that runs the program, before the program continues (see
+	// coderun.Request.OnLog). A panic in it ends the run as a worker exit.
+	OnLog func(entry string)
+}
+
 // Run runs one program in a fresh instance. It returns an error only for
 // misuse: a closed engine or an invalid binding declaration.
 func (e *Engine) Run(ctx context.Context, program string, bindings []Binding) (Outcome, error) {
+	return e.RunWith(ctx, program, bindings, RunOptions{})
+}
+
+// RunWith is Run with per-run options.
+func (e *Engine) RunWith(ctx context.Context, program string, bindings []Binding, opts RunOptions) (Outcome, error) {
 	decls := make([]hostcalls.Decl, len(bindings))
 	for i, b := range bindings {
 		d := hostcalls.Decl{Global: b.Global, ErrorClass: b.ErrorClass, MemberProperty: b.MemberProperty, SharesErrorClass: b.SharesErrorClass}
@@ -262,6 +278,7 @@ func (e *Engine) Run(ctx context.Context, program string, bindings []Binding) (O
 		return Outcome{Logs: []string{}, Kind: KindAbort, Message: context.Cause(ctx).Error()}, nil
 	}
 	r := newRun(ctx, e, program, bindings)
+	r.onLog = opts.OnLog
 	if len(bindings) == 0 {
 		return r.execute(), nil
 	}

@@ -118,12 +118,28 @@ func (r *run) log(b []byte) {
 		panic(errEnded)
 	}
 	text, fit := r.ledger.ChargeLog(b)
-	if fit != serialize.FitNone && !r.logs.add(text, b) {
-		r.stop(KindWorkerExit, budget.MemoryMessage(r.limits.MemoryBytes))
+	if fit != serialize.FitNone {
+		if !r.logs.add(text, b) {
+			r.stop(KindWorkerExit, budget.MemoryMessage(r.limits.MemoryBytes))
+		}
+		if r.onLog != nil {
+			r.notifyLog()
+		}
 	}
 	if fit != serialize.FitWhole {
 		r.stop(KindOutputLimit, serialize.OutputLimitMessage(r.limits.MaxOutputBytes))
 	}
+}
+
+// notifyLog hands the entry just kept to the OnLog hook. A panic in the
+// hook ends the run as a worker exit that blames the host.
+func (r *run) notifyLog() {
+	defer func() {
+		if p := recover(); p != nil {
+			r.stop(KindWorkerExit, fmt.Sprintf(onLogPanicMessage, p))
+		}
+	}()
+	r.onLog(r.logs.last())
 }
 
 func (r *run) done(kind int, payload quickjs.Value) {
@@ -397,6 +413,7 @@ func (r *run) launch(c *call) {
 			select {
 			case events <- ev:
 			case <-finished:
+				mem.Release(ev.charge) // the run is over: the result is dropped
 			}
 		}()
 		ev = invoke(ctx, c, mem)

@@ -71,6 +71,15 @@ func (s *logStore) growEnds() bool {
 	return true
 }
 
+// last returns a copy of the last entry's text.
+func (s *logStore) last() string {
+	start := uint32(0)
+	if n := len(s.ends); n > 1 {
+		start = s.ends[n-2]
+	}
+	return string(s.text[start:s.ends[len(s.ends)-1]])
+}
+
 // size returns the bytes the store holds.
 func (s *logStore) size() int64 { return int64(cap(s.text)) + 4*int64(cap(s.ends)) }
 

@@ -67,6 +67,22 @@
     delete G[name];
   }
 
+  // Engine surface with known memory-safety bugs of the pinned QuickJS-NG
+  // build is removed before any program code runs (docs/engine-bugs.md).
+  // Nothing keeps a reference to what is deleted, so a program cannot get it
+  // back. Buffers never change size and are never detached (nothing else in
+  // this build can detach or resize one), which closes the whole
+  // transfer/resize family; Iterator.concat and FinalizationRegistry have
+  // reentrancy and lifetime bugs of their own.
+  for (const [owner, name] of [
+    [ArrayBuffer.prototype, "transfer"], [ArrayBuffer.prototype, "transferToFixedLength"],
+    [ArrayBuffer.prototype, "resize"], [SharedArrayBuffer.prototype, "grow"],
+    [Iterator, "concat"], [G, "FinalizationRegistry"],
+  ]) {
+    delete owner[name];
+    if (ObjectGetOwnPropertyDescriptor(owner, name) !== undefined) throw new Error_("coderun: cannot remove " + name);
+  }
+
   const makeLogger = (level) => function (...args) {
     host(0, 0, 0, undefined, OP_LOG, level, formatLogArgs(args));
   };

@@ -65,6 +65,9 @@ const (
 // runtime.Goexit.
 const goexitMessage = "worker error: a binding called runtime.Goexit"
 
+// onLogPanicMessage is the failure of a run whose OnLog hook panicked.
+const onLogPanicMessage = "worker error: the host's OnLog hook panicked (%v); this is a bug in the host, not an error in the program"
+
 const programFile = "program.ts"
 
 // errEnded unwinds the guest once the run's outcome is decided.
@@ -99,6 +102,9 @@ type run struct {
 	pieces   int     // pieces of big texts read so far (see pace)
 	source   string
 	program  *transpile.Program
+
+	// onLog is RunOptions.OnLog.
+	onLog func(entry string)
 
 	in  *quickjs.Instance
 	api quickjs.Value
@@ -196,6 +202,17 @@ func (r *run) closeRun() {
 	// have had the guest yielded: they belong to the caller now.
 	r.launchPending()
 	close(r.finished)
+	// Results that arrived and were never delivered are dropped. (One that
+	// a call's goroutine sends just after this stays charged to an account
+	// nothing reads any more.)
+	for more := true; more; {
+		select {
+		case ev := <-r.events:
+			r.mem.Release(ev.charge)
+		default:
+			more = false
+		}
+	}
 	if r.wall != nil {
 		r.wall.Stop()
 	}
@@ -213,12 +230,9 @@ func (r *run) closeRun() {
 
 // start compiles the program, makes the instance and starts the program.
 func (r *run) start() {
-	prog, err := r.e.programs.Compile(r.source)
-	if err != nil {
-		r.end(KindException, err.Error())
+	if r.program = r.compile(); r.program == nil {
 		return
 	}
-	r.program = prog
 	r.api = r.e.snap.API
 	if err := r.attach(); err != nil {
 		r.end(KindWorkerExit, r.workerError(err))

@@ -51,6 +51,16 @@ const (
 	snapshotMonotonic = 1_000_000
 )
 
+// cycleGC turns QuickJS's cycle collector off. The pinned build's collector
+// frees a suspended async function or generator that is reachable only
+// through a closure over (or the arguments of) its own frame (upstream
+// 7955cfd, fixed in 0.16.0), and a FinalizationRegistry in a cycle (78494db):
+// the program then runs on freed memory. Without it, reference counting
+// still frees all acyclic garbage at once; cyclic garbage stays until the
+// run ends (every run has a fresh instance), within MemoryBytes like any
+// other allocation. docs/engine-bugs.md records what that costs.
+const cycleGC = quickjs.NoCycleGC
+
 // snapshotFormat changes whenever what the snapshot's state records
 // changes outside this package (quickjs.State, quickjs.Layout), so that a
 // cached state without the new fields is never used.
@@ -130,7 +140,7 @@ func buildSnapshot(ctx context.Context, hardened []byte, prelude string) (*snaps
 	fail := func(err error) (*snapshot, error) { return nil, fmt.Errorf("coderun: building the snapshot: %w", err) }
 
 	var st snapshotState
-	if err := in.Init(quickjs.InitOptions{StackBytes: stackBytes, StackMargin: stackMargin, InterruptHandler: wasm.QuickJSInterruptTableIndex}); err != nil {
+	if err := in.Init(quickjs.InitOptions{StackBytes: stackBytes, StackMargin: stackMargin, InterruptHandler: wasm.QuickJSInterruptTableIndex, GCThreshold: cycleGC}); err != nil {
 		return fail(err)
 	}
 	if err := refuseImports(in); err != nil {

@@ -62,19 +62,38 @@ func (f Fit) String() string {
 // UTF-8: the logs array ("[]" is 2, entries are comma-separated) plus either
 // the value's JSON or the failure message as a JSON string.
 //
+// Logs are kept within the cap less the room for the output-limit message
+// (OutputLimitMessage(cap) as a JSON string), so that a run ended by its logs as
+// output-limit reports that message whole. A cap too small to hold the
+// message even with no logs reserves nothing: logs may then use the whole
+// cap, and the message is trimmed to what is left. The value and other
+// failure messages may use the whole cap after the logs.
+//
 // The zero value is not usable; call NewLedger. A Ledger is not safe for
 // concurrent use.
 type Ledger struct {
-	limit   int64
-	used    int64
-	entries int
-	closed  bool
+	limit    int64
+	logLimit int64 // what the logs array may use: limit less the message's room
+	used     int64
+	entries  int
+	closed   bool
 }
 
 // NewLedger returns an open ledger with the given cap. It starts at 2 bytes,
 // for the empty logs array "[]".
 func NewLedger(limit int64) *Ledger {
-	return &Ledger{limit: limit, used: 2}
+	return &Ledger{limit: limit, logLimit: logLimit(limit), used: 2}
+}
+
+// logLimit returns what the logs array may use under the cap limit: limit
+// less the room for OutputLimitMessage(limit) and its quotes, when the
+// message fits after an empty logs array ("[]"); otherwise limit.
+func logLimit(limit int64) int64 {
+	room := int64(len(OutputLimitMessage(limit))) + quoteCost
+	if limit >= 2+room {
+		return limit - room
+	}
+	return limit
 }
 
 // Used returns the bytes charged so far: the logs array, brackets included.
@@ -88,12 +107,18 @@ func (l *Ledger) LogBytes() int64 { return l.used - 2 }
 // Limit returns the cap given to NewLedger.
 func (l *Ledger) Limit() int64 { return l.limit }
 
+// LogLimit returns what the logs array may use, brackets included: the cap
+// less the room for the output-limit message, or the whole cap when that
+// message cannot fit anyway (see Ledger).
+func (l *Ledger) LogLimit() int64 { return l.logLimit }
+
 // Closed reports whether an entry has been trimmed or dropped, after which
 // AddLog keeps nothing.
 func (l *Ledger) Closed() bool { return l.closed }
 
 // AddLog charges one log entry, b, preceded by a comma unless it is the
-// first entry, and returns the text to keep with how much of it was kept:
+// first entry, and returns the text to keep with how much of it was kept.
+// An entry fits when the logs array with it stays within LogLimit:
 //
 //   - FitWhole: b fits; the text is all of b.
 //   - FitPrefix: b does not fit; the text is the longest code-point-aligned
@@ -150,7 +175,7 @@ func (l *Ledger) addLog(b []byte) (n int, clean bool, fit Fit) {
 	if l.entries > 0 {
 		overhead++ // the comma
 	}
-	avail := l.limit - l.used - overhead
+	avail := l.logLimit - l.used - overhead
 	if avail < 0 {
 		l.closed = true
 		return 0, true, FitNone

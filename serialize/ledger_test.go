@@ -194,15 +194,16 @@ func TestLedgerAddLog(t *testing.T) {
 
 func TestLedger64MiBLog(t *testing.T) {
 	const limit = 64 << 20
-	entry := []byte(strings.Repeat("a", limit-4)) // [""] is 4
+	room := len(`"outer output exceeded 67108864 bytes"`)
+	entry := []byte(strings.Repeat("a", limit-room-4)) // [""] is 4
 	tests := []struct {
 		name string
 		in   []byte
 		fit  Fit
 		kept int
 	}{
-		{"exactly the cap", entry, FitWhole, limit - 4},
-		{"one over", append(entry, 'b'), FitPrefix, limit - 4},
+		{"exactly the log limit", entry, FitWhole, len(entry)},
+		{"one over", append(entry, 'b'), FitPrefix, len(entry)},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -210,9 +211,48 @@ func TestLedger64MiBLog(t *testing.T) {
 			got, fit := l.AddLog(tc.in)
 			require.Equal(t, tc.fit, fit)
 			require.Len(t, got, tc.kept)
-			require.Equal(t, int64(limit), l.Used())
-			require.False(t, l.FitsValue(1))
-			require.True(t, l.FitsValue(0))
+			require.Equal(t, int64(limit-room), l.Used())
+			require.True(t, l.FitsValue(int64(room)), "a value may use the room kept for the message")
+			require.False(t, l.FitsValue(int64(room+1)))
+			msg, whole := l.FitMessage(OutputLimitMessage(limit))
+			require.True(t, whole)
+			require.Equal(t, "outer output exceeded 67108864 bytes", msg)
+		})
+	}
+}
+
+// TestLedgerReservesOutputLimitMessage checks that logs stop short of the
+// cap by the room of the output-limit message, so that a log flood reports
+// the message whole, while a cap too small for the message reserves
+// nothing and the value may still use the whole cap.
+func TestLedgerReservesOutputLimitMessage(t *testing.T) {
+	tests := []struct {
+		limit    int64
+		logLimit int64
+		message  string // FitMessage(OutputLimitMessage) after a flood
+	}{
+		{4, 4, ""},
+		{11, 11, ""},
+		{33, 33, ""}, // the message needs 32 and "[]" 2
+		{34, 2, "outer output exceeded 34 bytes"},     // exactly enough: no logs at all
+		{64, 32, "outer output exceeded 64 bytes"},    // 64 - 32
+		{300, 267, "outer output exceeded 300 bytes"}, // 300 - 33
+	}
+	for _, tc := range tests {
+		t.Run(fmt.Sprint(tc.limit), func(t *testing.T) {
+			l := NewLedger(tc.limit)
+			require.Equal(t, tc.logLimit, l.LogLimit())
+			require.True(t, l.FitsValue(tc.limit-2), "the value may use the whole cap when there are no logs")
+			for i := 0; !l.Closed(); i++ {
+				l.AddLog(fmt.Appendf(nil, "spam line %d", i))
+				require.LessOrEqual(t, l.Used(), tc.logLimit)
+			}
+			msg, whole := l.FitMessage(OutputLimitMessage(tc.limit))
+			require.Equal(t, tc.message, msg)
+			require.Equal(t, tc.logLimit != tc.limit, whole)
+			if whole {
+				require.LessOrEqual(t, l.Used()+StringCost([]byte(msg)), tc.limit)
+			}
 		})
 	}
 }
@@ -242,8 +282,10 @@ func TestLedgerSpam(t *testing.T) {
 				if fit != FitWhole {
 					trimmed = true
 				}
-				require.LessOrEqual(t, l.Used(), tc.limit)
+				require.LessOrEqual(t, l.Used(), tc.limit-int64(len(OutputLimitMessage(tc.limit)))-2)
 			}
+			msg, whole := l.FitMessage(OutputLimitMessage(tc.limit))
+			require.True(t, whole, "the output-limit message fits whole: %q", msg)
 			require.True(t, trimmed)
 			require.NotEmpty(t, kept)
 			require.True(t, l.Closed())
@@ -275,7 +317,8 @@ func TestLedgerAddLogReadsOnlyTheBudget(t *testing.T) {
 	l := NewLedger(limit)
 	got, fit := l.AddLog(big)
 	require.Equal(t, FitPrefix, fit)
-	require.Equal(t, strings.Repeat("a", limit-4), got)
+	require.Equal(t, strings.Repeat("a", int(l.LogLimit())-4), got)
+	require.Equal(t, int64(64-32), l.LogLimit(), `"outer output exceeded 64 bytes" needs 32`)
 
 	// Scanning 100 MB takes milliseconds; the budget-bounded scan takes
 	// well under a microsecond. 100 calls in 50 ms leaves room for -race

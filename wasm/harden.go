@@ -4,9 +4,11 @@ import "fmt"
 
 // Harden rewrites a QuickJS-NG module for running untrusted code: it
 // decodes src, applies DropStdModules, RefuseImports, ExportStackPointer,
-// ExportStdLoop, AddDispatcher, GrowTrap, PinInterruptHandler, DirectCalls,
-// Fuel (with cfg) and StackWatch (last: it shifts the function indices the
-// others use), and encodes the result. The runtime calls it once per
+// ExportStdLoop, AddDispatcher, GrowTrap, PinInterruptHandler,
+// GuardAsyncGeneratorResume and GuardProxyOwnKeysSize (two engine memory
+// bugs, docs/engine-bugs.md), DirectCalls, Fuel (with cfg) and StackWatch
+// (last: it shifts the function indices the others use), and encodes the
+// result. The runtime calls it once per
 // process on QuickJS() and compiles what it returns.
 func Harden(src []byte, cfg FuelConfig) ([]byte, error) {
 	m, err := Decode(src)
@@ -21,6 +23,8 @@ func Harden(src []byte, cfg FuelConfig) ([]byte, error) {
 		AddDispatcher,
 		GrowTrap,
 		PinInterruptHandler,
+		GuardAsyncGeneratorResume,
+		GuardProxyOwnKeysSize,
 		DirectCalls,
 		func(m *Module) error { return Fuel(m, cfg) },
 		StackWatch,

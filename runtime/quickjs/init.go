@@ -45,12 +45,20 @@ type InitOptions struct {
 	// InterruptHandler, when non-zero, is the function-table index installed
 	// as rt->interrupt_handler.
 	InterruptHandler uint32
+	// GCThreshold, when non-zero, is QuickJS's malloc_gc_threshold: the
+	// cycle collector runs when the engine's heap grows past it. NoCycleGC
+	// turns the collector off.
+	GCThreshold uint32
 }
+
+// NoCycleGC is a GCThreshold the engine's heap never exceeds on wasm32: the
+// cycle collector never runs, and reference counting alone frees memory.
+const NoCycleGC = 0xffffffff
 
 // Init creates the QuickJS runtime and context, discovers the JSRuntime
 // layout, and applies opts.
 func (in *Instance) Init(opts InitOptions) error {
-	q, err := in.invoke(wasm.DispatchNewQJS, 0, discoveryMagic, 0, 0)
+	q, err := in.invoke(wasm.DispatchNewQJS, 0, discoveryMagic, 0, uint64(opts.GCThreshold))
 	if err != nil {
 		return fmt.Errorf("quickjs: New_QJS: %w", err)
 	}

@@ -40,13 +40,13 @@ func BenchmarkCompile(b *testing.B) {
 }
 
 func BenchmarkCacheHit(b *testing.B) {
-	c := NewCache(16)
-	if _, err := c.Compile(benchSource); err != nil {
+	c := NewCache(16, 1<<30)
+	if _, err := c.Compile(b.Context(), benchSource, Options{}); err != nil {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := c.Compile(benchSource); err != nil {
+		if _, err := c.Compile(b.Context(), benchSource, Options{}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -1,10 +1,14 @@
 package transpile
 
-import "sync"
+import (
+	"crypto/sha256"
+	"sync"
+	"unsafe"
+)
 
 // Bounds of what a Program keeps in Compiled: a caller that runs one program
-// with ever new binding names, or very large programs, must not grow the
-// cache without bound (at most 256 programs × 4 × 64 KiB).
+// with ever new binding names, or very large programs, must not grow a
+// program without bound. The Cache holding the program counts what it adds.
 const (
 	maxCompiled      = 4
 	maxCompiledBytes = 64 << 10
@@ -43,5 +47,36 @@ func (p *Program) SetCompiled(key string, b []byte) bool {
 		p.compiled.m = make(map[string][]byte)
 	}
 	p.compiled.m[key] = b
+	if o := p.owner.Load(); o != nil {
+		// The cache's lock is taken after the program's, never the other way around.
+		o.cache.grow(o.key, p, compiledCost(key, b))
+	}
 	return true
+}
+
+// compiledCost is what one stored bytecode costs: its bytes, its key and the map slot.
+func compiledCost(key string, b []byte) int64 { return int64(len(key)+len(b)) + 64 }
+
+// programOwner is the cache entry holding a program, told when the program grows.
+type programOwner struct {
+	cache *Cache
+	key   [sha256.Size]byte
+}
+
+// cost approximates the bytes p holds: its JS, the line table, the source map's segments and the
+// bytecode stored so far.
+func (p *Program) cost() int64 {
+	n := int64(len(p.js)) + int64(cap(p.lines))*16
+	if p.smap != nil {
+		n += int64(cap(p.smap.lines)) * 24
+		for _, segs := range p.smap.lines {
+			n += int64(cap(segs)) * int64(unsafe.Sizeof(segment{}))
+		}
+	}
+	p.compiled.mu.Lock()
+	defer p.compiled.mu.Unlock()
+	for k, b := range p.compiled.m {
+		n += compiledCost(k, b)
+	}
+	return n
 }

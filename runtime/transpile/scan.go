@@ -52,18 +52,29 @@ type scanner struct {
 	stack []frame
 	// unmatched is the byte offset of the first closing bracket that matches no opener, or -1.
 	unmatched int
+	// nestErr is the first place where the program nests too deeply; tokens stop there.
+	nestErr *nestingError
 }
 
 // tokenize splits src into tokens. It never fails: malformed input (an unterminated string, say)
 // yields tokens that end early, and esbuild reports the actual syntax error.
+//
+// The tokens are checked for nesting (see checkNesting) as they are made; tokenizing stops at the
+// first token that nests too deeply, which nestErr then describes.
 func tokenize(src string) *scanner {
 	s := &scanner{src: src, unmatched: -1}
+	n := newNester()
 	for {
 		s.skipSpace()
 		if s.pos >= len(src) {
 			return s
 		}
 		s.next()
+		for ; n.next < len(s.toks); n.next++ {
+			if s.nestErr = n.step(s, n.next); s.nestErr != nil {
+				return s
+			}
+		}
 	}
 }
 
@@ -130,6 +141,13 @@ func hasLineTerminator(s string) bool {
 }
 
 func (s *scanner) emit(kind tokKind, start int) *token {
+	if len(s.toks) == cap(s.toks) {
+		// Double the slice: append grows large slices by a quarter, which copies a
+		// megabyte program's tokens about twenty times over.
+		toks := make([]token, len(s.toks), max(256, 2*cap(s.toks)))
+		copy(toks, s.toks)
+		s.toks = toks
+	}
 	s.toks = append(s.toks, token{kind: kind, start: start, end: s.pos, nl: s.nl})
 	s.nl = false
 	return &s.toks[len(s.toks)-1]
@@ -246,7 +264,9 @@ func (s *scanner) scanString(quote byte) {
 		switch {
 		case c == '\\':
 			s.pos++
-			if s.pos < len(src) {
+			if strings.HasPrefix(src[s.pos:], "\r\n") {
+				s.pos += 2 // a line continuation
+			} else if s.pos < len(src) {
 				s.pos += utf8RuneLen(src[s.pos:])
 			}
 		case c == quote:
@@ -370,7 +390,13 @@ func (s *scanner) scanPunct() {
 			s.unmatched = start
 		}
 	default:
-		s.emit(tkPunct, start)
+		t := s.emit(tkPunct, start)
+		if p := src[start:s.pos]; p == "++" || p == "--" || p == "!" {
+			// "++" and "--" are postfix (an operator follows) unless they start a line or follow
+			// an operator; TypeScript's non-null assertion x! is postfix, a prefix "!" precedes
+			// an expression.
+			t.regexAfter = t.nl || s.regexAfterToken(len(s.toks)-2)
+		}
 	}
 }
 
@@ -420,12 +446,8 @@ func (s *scanner) regexAfterToken(i int) bool {
 		return t.regexAfter
 	case "]":
 		return false
-	case "++", "--":
-		// Postfix (an operator follows) unless it starts a line or follows an operator.
-		return t.nl || s.regexAfterToken(i-1)
-	case "!":
-		// TypeScript's non-null assertion x! is postfix; prefix ! precedes an expression.
-		return t.nl || s.regexAfterToken(i-1)
+	case "++", "--", "!":
+		return t.regexAfter // computed by scanPunct
 	}
 	return true
 }
@@ -448,8 +470,10 @@ func (s *scanner) controlParen() bool {
 
 // braceIsBlock reports whether a "{" opened now starts a block or body (a "/" after its "}"
 // starts a regular expression) rather than an object literal or type (a "/" after it divides).
-func (s *scanner) braceIsBlock() bool {
-	i := len(s.toks) - 1
+func (s *scanner) braceIsBlock() bool { return s.braceIsBlockAfter(len(s.toks) - 1) }
+
+// braceIsBlockAfter reports whether a "{" that follows token i (-1: none) starts a block.
+func (s *scanner) braceIsBlockAfter(i int) bool {
 	if i < 0 {
 		return true
 	}

@@ -9,10 +9,11 @@
 //	S
 //	})
 //
-// and given to esbuild (TypeScript loader, target ESNext, no minification, no format conversion,
-// external source map). esbuild erases the type syntax and checks the program, in strict mode, as
-// a function body: top-level await and return work, "with" and legacy octal literals do not.
-// User line n is line n+1 of the text esbuild sees, with the same columns.
+// and given to esbuild (TypeScript loader, target ESNext, whitespace minification so that the output
+// stays linear in the input, no format conversion, external source map). esbuild erases the type
+// syntax and checks the program, in strict mode, as a function body: top-level await and return
+// work, "with" and legacy octal literals do not. User line n is line n+1 of the text esbuild sees,
+// with the same columns.
 //
 // Before that, a small tokenizer (see scan.go) rejects TypeScript that cannot simply be erased —
 // enum (also const enum), runtime namespace/module blocks, constructor parameter properties and
@@ -21,13 +22,21 @@
 // and "declare namespace/module/global {...}". "declare enum", "declare const enum" and every other
 // "declare" form are handed to esbuild, which erases them. A namespace that is not declared is
 // rejected even when it only holds types (write "declare namespace" or plain type aliases instead):
-// TypeScript itself does not allow namespaces inside a function body.
+// TypeScript itself does not allow namespaces inside a function body. The tokenizer also bounds
+// the program's nesting (see nesting.go), so that esbuild's recursion and backtracking stay small,
+// and what esbuild's diagnostics may cost (see diag.go), so that a program full of errors cannot
+// make esbuild take time quadratic in its size. esbuild's warnings are silenced: Compile reports
+// errors only.
 //
 // Finally the output is checked to be exactly one function expression: esbuild parses the wrapped
 // text as a whole, so a program such as "}); evil(); (async function() {" would otherwise escape
 // the function. A second esbuild pass over the output with syntax minification (which drops
 // expressions without side effects) must leave nothing; any statement that survives means the
 // program broke out of its function, and Compile fails.
+//
+// A Program's JS keeps the wrapper's header, its directive and its closing to lines of their own;
+// the user's code, as esbuild printed it, sits on the lines between (on one line, unless template
+// literals hold line breaks).
 //
 // # Positions
 //
@@ -38,8 +47,10 @@ package transpile
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"strings"
+	"sync/atomic"
 
 	"github.com/evanw/esbuild/pkg/api"
 )
@@ -51,13 +62,19 @@ const (
 	inputHeader = "(async function " + mainName + "() { \"use strict\";\n"
 	// inputFooter follows the user's source.
 	inputFooter = "\n})"
-	// outputHeader is how esbuild prints the first line of its output; Wrap splices the parameter
-	// list between the parentheses.
+	// minHeader and minFooter are how esbuild, minifying whitespace, prints the wrapper around the
+	// function's body.
+	minHeader = "(async function " + mainName + "(){"
+	minFooter = "});\n"
+	// outputHeader is the first line of a Program's JS; Wrap splices the parameter list between
+	// the parentheses. The function's body follows on the next line.
 	outputHeader = "(async function " + mainName + "() {\n"
 	// paramsAt is the offset in outputHeader at which the parameter list goes.
 	paramsAt = len("(async function " + mainName + "(")
-	// outputFooter ends esbuild's output.
-	outputFooter = "\n});\n"
+	// directiveText is the wrapper's directive, the first statement of the body esbuild prints.
+	directiveText = `"use strict"`
+	// outputFooter ends a Program's JS, on a line of its own.
+	outputFooter = "\n})"
 	// sourceFile names the program in esbuild's diagnostics and source map.
 	sourceFile = "program.ts"
 )
@@ -75,8 +92,12 @@ type Program struct {
 	smap *sourceMap
 	// userLines is the number of lines of the user's source.
 	userLines int
+	// bodyCol is the byte column, in esbuild's first output line, at which js's line 3 starts.
+	bodyCol int
 	// compiled holds engine bytecode of Wrap's results (see Compiled).
 	compiled compiledScripts
+	// owner is the cache entry holding the program, if any: SetCompiled tells it the bytes added.
+	owner atomic.Pointer[programOwner]
 }
 
 // JS returns an expression that evaluates to the program's async function, with an empty
@@ -128,10 +149,16 @@ func (p *Program) Wrap(params []string) string {
 // source-map segment at or before the column on that line (or the line's first segment when the
 // column precedes them all).
 func (p *Program) Position(line, col int) (userLine, userCol int, ok bool) {
-	if line < 2 || line > len(p.lines) || col < 1 {
-		return 0, 0, false // line 1 is the wrapper's header
+	// Lines 1 and 2 are the wrapper's header and directive, the last line its footer; line 3 is
+	// esbuild's first output line from bodyCol on.
+	if line < 3 || line >= len(p.lines) || col < 1 {
+		return 0, 0, false
 	}
-	seg, found := p.smap.find(line-1, utf16Col(p.lines[line-1], col-1))
+	genCol := utf16Col(p.lines[line-1], col-1)
+	if line == 3 {
+		genCol += p.bodyCol
+	}
+	seg, found := p.smap.find(line-3, genCol)
 	if !found || !seg.mapped {
 		return 0, 0, false
 	}
@@ -166,68 +193,173 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("%s (line %d:%d)", e.Message, e.Line, e.Column)
 }
 
+// Phase is a step of CompileContext. Each is linear in the size of the program, which the nesting
+// limits keep that way (see nesting.go).
+type Phase int
+
+// The phases of CompileContext, in order.
+const (
+	// PhaseScan indexes lines, tokenizes and checks the program, including its nesting.
+	PhaseScan Phase = iota
+	// PhaseTransform runs esbuild: TypeScript to JavaScript and a source map.
+	PhaseTransform
+	// PhaseVerify checks that esbuild's output is the program's function and nothing else.
+	PhaseVerify
+	// PhaseSourceMap decodes the source map and assembles the Program.
+	PhaseSourceMap
+)
+
+// Options adjust CompileContext.
+type Options struct {
+	// OnPhase, when not nil, is called before each phase starts.
+	OnPhase func(Phase)
+}
+
 // Compile transpiles src. Errors are *Error values.
 func Compile(src string) (*Program, error) {
-	lines := newLineIndex(src)
-	at := func(offset int, msg string) *Error {
-		l, c := lines.position(offset)
-		return &Error{Line: l, Column: c, Message: msg}
+	return CompileContext(context.Background(), src, Options{})
+}
+
+// CompileContext transpiles src, checking ctx before each phase: once ctx is done no further phase
+// starts, and the error (not an *Error) wraps context.Cause(ctx). Other errors are *Error values.
+func CompileContext(ctx context.Context, src string, opts Options) (*Program, error) {
+	c := compilation{ctx: ctx, opts: opts, src: src}
+	return c.run()
+}
+
+// compilation is one run of CompileContext.
+type compilation struct {
+	ctx   context.Context
+	opts  Options
+	src   string
+	lines *lineIndex
+	sc    *scanner
+}
+
+// enter starts phase p, unless ctx is done.
+func (c *compilation) enter(p Phase) error {
+	if c.ctx.Err() != nil {
+		return fmt.Errorf("transpile: compilation stopped: %w", context.Cause(c.ctx))
 	}
-	if i := strings.IndexByte(src, 0); i >= 0 {
-		return nil, at(i, `source contains a NUL character (U+0000), which the engine cannot load: `+
-			`write "\0" or "\u0000" inside string literals instead`)
+	if c.opts.OnPhase != nil {
+		c.opts.OnPhase(p)
+	}
+	return nil
+}
+
+func (c *compilation) run() (*Program, error) {
+	if err := c.enter(PhaseScan); err != nil {
+		return nil, err
+	}
+	input, verr, stop := c.scan()
+	if stop != nil {
+		return nil, stop
 	}
 
-	sc := tokenize(src)
-	v, erase := sc.check()
-	input := inputHeader + blank(src, erase) + inputFooter
-
+	if err := c.enter(PhaseTransform); err != nil {
+		return nil, err
+	}
 	res := api.Transform(input, api.TransformOptions{
-		Loader:        api.LoaderTS,
-		Target:        api.ESNext,
-		Sourcemap:     api.SourceMapExternal,
-		Sourcefile:    sourceFile,
-		LegalComments: api.LegalCommentsNone,
+		Loader:           api.LoaderTS,
+		Target:           api.ESNext,
+		MinifyWhitespace: true, // no indentation: the output stays linear in the input
+		Sourcemap:        api.SourceMapExternal,
+		SourcesContent:   api.SourcesContentExclude,
+		Sourcefile:       sourceFile,
+		LegalComments:    api.LegalCommentsNone,
+		LogOverride:      silencedWarnings(),
 	})
-
+	input = ""
 	var syntax *Error
 	if len(res.Errors) > 0 {
-		syntax = esbuildError(res.Errors[0], lines, sc)
+		syntax = esbuildError(res.Errors[0], c.lines, c.sc)
 	}
-	if v != nil {
-		verr := at(v.offset, v.message)
-		if syntax == nil || !before(syntax, verr) {
-			return nil, verr
-		}
+	if verr != nil && (syntax == nil || !before(syntax, verr)) {
+		return nil, verr
 	}
 	if syntax != nil {
 		return nil, syntax
 	}
 
-	out := string(res.Code)
-	if !strings.HasPrefix(out, outputHeader) || !strings.HasSuffix(out, outputFooter) {
-		return nil, breakout(sc, lines, "the compiled program does not have the expected shape")
+	if err := c.enter(PhaseVerify); err != nil {
+		return nil, err
 	}
-	if mayHaveEscaped(out) {
-		if err := checkSingleExpression(out); err != nil {
-			return nil, breakout(sc, lines, err.Error())
-		}
+	out := string(res.Code)
+	res.Code = nil
+	if !strings.HasPrefix(out, minHeader) || !strings.HasSuffix(out, minFooter) {
+		return nil, breakout(c.sc, c.lines, "the compiled program does not have the expected shape")
+	}
+	if err := checkSingleExpression(out); err != nil {
+		return nil, breakout(c.sc, c.lines, err.Error())
 	}
 	if strings.IndexByte(out, 0) >= 0 {
 		return nil, &Error{Message: "internal error: compiled program contains a NUL character"}
+	}
+
+	if err := c.enter(PhaseSourceMap); err != nil {
+		return nil, err
 	}
 	smap, err := parseSourceMap(res.Map)
 	if err != nil {
 		err = fmt.Errorf("internal error: %w", err)
 		return nil, &Error{Message: err.Error(), cause: err}
 	}
-	js := strings.TrimSuffix(out, ";\n")
+	// The body starts with the wrapper's directive; it goes on a line of its own, so that every
+	// position on the lines after it is the user's code.
+	body := out[len(minHeader) : len(out)-len(minFooter)]
+	directive := len(directiveText)
+	if !strings.HasPrefix(body, directiveText) {
+		return nil, breakout(c.sc, c.lines, "the compiled program does not start with its directive")
+	}
+	if strings.HasPrefix(body[directive:], ";") {
+		directive++
+	}
+	js := outputHeader + body[:directive] + "\n" + body[directive:] + outputFooter
 	return &Program{
 		js:        js,
+		bodyCol:   len(minHeader) + directive,
 		lines:     strings.Split(js, "\n"),
 		smap:      smap,
-		userLines: lines.lines(),
+		userLines: c.lines.lines(),
 	}, nil
+}
+
+// scan checks the program before esbuild sees it and returns the text to give esbuild, and the
+// first construct coderun refuses (reported unless esbuild finds an earlier syntax error). err is
+// a failure that must be reported at once: a NUL character, or nesting beyond the limits.
+func (c *compilation) scan() (input string, refused, err *Error) {
+	src := c.src
+	// A program refused here is located without indexing its lines.
+	at := func(offset int, msg string) *Error {
+		l, col := positionOf(src, offset)
+		return &Error{Line: l, Column: col, Message: msg}
+	}
+	if i := strings.IndexByte(src, 0); i >= 0 {
+		return "", nil, at(i, `SyntaxError: source contains a NUL character (U+0000), which the engine cannot load: `+
+			`write "\0" or "\u0000" inside string literals instead`)
+	}
+	c.sc = tokenize(src)
+	v, erase := c.sc.check()
+	if v != nil {
+		// Named like the engine's own rejections, so that a model reads
+		// them as the syntax errors they are.
+		refused = at(v.offset, "SyntaxError: "+v.message)
+	}
+	if n := c.sc.checkNesting(); n != nil {
+		if refused == nil || n.offset < v.offset {
+			return "", nil, at(n.offset, n.message)
+		}
+	}
+	if d := c.sc.checkDiagnostics(len(inputHeader)); d != nil {
+		// esbuild would take too long over this program: report the earlier of this and the
+		// refused construct at once.
+		if refused == nil || d.offset < v.offset {
+			return "", nil, at(d.offset, d.message)
+		}
+		return "", nil, refused
+	}
+	c.lines = newLineIndex(src)
+	return inputHeader + blank(src, erase) + inputFooter, refused, nil
 }
 
 // before reports whether a is located before b.
@@ -325,32 +457,6 @@ func breakout(sc *scanner, lines *lineIndex, detail string) *Error {
 		"(check that brackets balance): " + detail}
 }
 
-// mayHaveEscaped reports whether esbuild's output out might hold more than the function
-// expression that starts it. esbuild prints the closing brace of a function body (never empty
-// here: it holds "use strict") on its own line, indented like the statement holding the function,
-// which is the output's first and only top-level statement, at column 0. If every line but the
-// first and the last ("});", checked by the caller) starts with a space, that brace is on the last
-// line, so nothing follows the function. Otherwise, either the program broke out of the function
-// or a multi-line template literal has a line starting at column 0, and checkSingleExpression
-// decides.
-func mayHaveEscaped(out string) bool {
-	if len(out) < len(outputHeader)+len(outputFooter) {
-		return true
-	}
-	body := out[len(outputHeader) : len(out)-len(outputFooter)]
-	for len(body) > 0 {
-		if body[0] != ' ' && body[0] != '\n' {
-			return true
-		}
-		i := strings.IndexByte(body, '\n')
-		if i < 0 {
-			break
-		}
-		body = body[i+1:]
-	}
-	return false
-}
-
 // checkSingleExpression verifies that the compiled output out ("EXPR;\n") is a single expression
 // whose evaluation has no side effects. "(EXPR)" is parsed again: it fails to parse if out holds
 // several statements, and printed with syntax minification, an unused function expression
@@ -359,11 +465,13 @@ func mayHaveEscaped(out string) bool {
 // as /* @__PURE__ */ are ignored so that they cannot hide a call.
 func checkSingleExpression(out string) error {
 	res := api.Transform("("+strings.TrimSuffix(out, ";\n")+")", api.TransformOptions{
+		MinifyWhitespace:  true,
 		Loader:            api.LoaderJS,
 		Target:            api.ESNext,
 		MinifySyntax:      true,
 		IgnoreAnnotations: true,
 		LegalComments:     api.LegalCommentsNone,
+		LogOverride:       silencedWarnings(),
 	})
 	if len(res.Errors) > 0 {
 		return fmt.Errorf("re-parsing the output failed: %s", res.Errors[0].Text)
@@ -372,4 +480,24 @@ func checkSingleExpression(out string) error {
 		return fmt.Errorf("code outside the function remains: %.80q", res.Code)
 	}
 	return nil
+}
+
+// silencedWarnings returns log overrides that silence every warning esbuild can give a program:
+// Compile reports only errors, and a silenced warning costs esbuild nothing but the notes it
+// computes beforehand (see checkDiagnostics).
+func silencedWarnings() map[string]api.LogLevel {
+	m := map[string]api.LogLevel{}
+	for _, id := range []string{
+		"assert-to-with", "assert-type-json", "assign-to-constant", "assign-to-define", "assign-to-import",
+		"bigint", "call-import-namespace", "class-name-will-throw", "commonjs-variable-in-esm",
+		"delete-super-property", "direct-eval", "duplicate-case", "duplicate-class-member",
+		"duplicate-object-key", "empty-import-meta", "equals-nan", "equals-negative-zero", "equals-new-object",
+		"html-comment-in-js", "impossible-typeof", "indirect-require", "private-name-will-throw",
+		"semicolon-after-return", "suspicious-boolean-not", "suspicious-define", "suspicious-logical-operator",
+		"suspicious-nullish-coalescing", "this-is-undefined-in-esm", "unsupported-dynamic-import",
+		"unsupported-jsx-comment", "unsupported-regexp", "unsupported-require-call", "tsconfig.json",
+	} {
+		m[id] = api.LogLevelSilent
+	}
+	return m
 }

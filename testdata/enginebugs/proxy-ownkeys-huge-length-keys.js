@@ -5,6 +5,10 @@
 //   first, so the undersized table is written to before the error.
 //   Correct: the RangeError the getter throws at index 3.
 // expect: "RangeError: stop at 3"
+// coderun's GuardProxyOwnKeysSize pass makes a length of 2^29 or more ask
+//   for a table malloc refuses: the engine's catchable out-of-memory error,
+//   before any key is read.
+// neutralized: "InternalError: out of memory"
 const keys = ["a", "b", Symbol("c")];
 const p = new Proxy({}, {
   ownKeys() {

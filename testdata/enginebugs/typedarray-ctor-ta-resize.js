@@ -4,6 +4,9 @@
 //   newTarget.prototype, whose getter shrinks the source's buffer to 0; the
 //   constructor then copies 10 bytes from a 1-byte store (heap over-read).
 // expect: "RangeError"
+// coderun removes ArrayBuffer.prototype.resize: the getter's rab.resize(0)
+//   throws a TypeError, which the program catches.
+// neutralized: "TypeError"
 const rab = new ArrayBuffer(10, { maxByteLength: 10 });
 const src = new Uint8Array(rab, 0);
 const Evil = new Proxy(function () {}, {

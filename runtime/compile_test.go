@@ -1,0 +1,94 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/coderun/coderun/runtime/transpile"
+)
+
+func TestProgramTooLarge(t *testing.T) {
+	e := testEngine(t)
+	src := strings.Repeat("x = 1;\n", 4<<20/7)
+	o := mustRun(t, e, src)
+	require.Equal(t, KindException, o.Kind)
+	require.Equal(t, fmt.Sprintf("SyntaxError: the program is %d bytes, over the limit of 1048576 bytes "+
+		"(MaxProgramBytes) (line %d:%d)", len(src), 1<<20/7+1, 1<<20-(1<<20/7)*7+1), o.Message)
+	require.Equal(t, 0, e.programs.Len(), "nothing compiled nor cached")
+}
+
+func TestProgramNestedTooDeeply(t *testing.T) {
+	e := testEngine(t)
+	o := mustRun(t, e, "const x = 1\nreturn "+strings.Repeat("[", 1<<19))
+	require.Equal(t, KindException, o.Kind)
+	require.Equal(t, fmt.Sprintf("SyntaxError: the program is nested more than %d levels deep here (brackets, "+
+		"blocks, operator chains, nested statements or types): split it into smaller functions or statements "+
+		"(line 2:%d)", transpile.MaxNesting, len("return ")+transpile.MaxNesting), o.Message)
+}
+
+// TestCompileCancelled cancels a run while its 1 MiB program compiles: the run returns at once,
+// and the compilation starts no phase after the cancel.
+func TestCompileCancelled(t *testing.T) {
+	e := testEngine(t)
+	var mu sync.Mutex
+	var phases []transpile.Phase
+	cancelAt := make(chan struct{})
+	e.compilePhase = func(p transpile.Phase) {
+		mu.Lock()
+		phases = append(phases, p)
+		mu.Unlock()
+		if p == transpile.PhaseTransform {
+			close(cancelAt)
+		}
+	}
+	src := strings.Repeat("x = -a.b.c;\n", 1<<20/12)
+	ctx, cancel := context.WithCancelCause(context.Background())
+	var cancelled time.Time
+	go func() {
+		<-cancelAt
+		cancelled = time.Now()
+		cancel(errors.New("client went away"))
+	}()
+	before := runtime.NumGoroutine()
+	o, err := e.Run(ctx, src, nil)
+	returned := time.Now()
+	require.NoError(t, err)
+	require.Equal(t, KindAbort, o.Kind)
+	require.Equal(t, "client went away", o.Message)
+	// The run does not wait for the phase in flight (esbuild, hundreds of milliseconds for this
+	// program); generous for a busy machine running -race.
+	require.Less(t, returned.Sub(cancelled), 50*time.Millisecond)
+
+	// The abandoned compilation ends after the phase in flight, starting no other.
+	require.Eventually(t, func() bool { return runtime.NumGoroutine() <= before }, 30*time.Second, 10*time.Millisecond)
+	mu.Lock()
+	defer mu.Unlock()
+	require.Equal(t, []transpile.Phase{transpile.PhaseScan, transpile.PhaseTransform}, phases)
+	require.Equal(t, 0, e.programs.Len(), "a stopped compilation is not cached")
+}
+
+// TestCompileClosed: Close ends a run that is compiling, as "runtime disposed".
+func TestCompileClosed(t *testing.T) {
+	e := testEngine(t)
+	started := make(chan struct{})
+	var once sync.Once
+	e.compilePhase = func(p transpile.Phase) { once.Do(func() { close(started) }) }
+	done := make(chan Outcome, 1)
+	go func() {
+		o, _ := e.Run(context.Background(), strings.Repeat("x = -a.b.c;\n", 1<<20/12), nil)
+		done <- o
+	}()
+	<-started
+	require.NoError(t, e.Close(context.Background()))
+	o := <-done
+	require.Equal(t, KindAbort, o.Kind)
+	require.Equal(t, "runtime disposed", o.Message)
+}

@@ -1,0 +1,189 @@
+package transpile
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/evanw/esbuild/pkg/api"
+)
+
+func TestMeasureShapes(t *testing.T) {
+	if os.Getenv("MEASURE") == "" {
+		t.Skip()
+	}
+	for _, s := range worstShapes {
+		src := s.build(1 << 20)
+		var m0, m1 runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&m0)
+		var peak uint64
+		stop := make(chan struct{})
+		go func() {
+			var m runtime.MemStats
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				runtime.ReadMemStats(&m)
+				peak = max(peak, m.StackInuse)
+				time.Sleep(500 * time.Microsecond)
+			}
+		}()
+		phases := map[Phase]time.Duration{}
+		var last Phase
+		lastAt := time.Now()
+		start := lastAt
+		_, err := CompileContext(t.Context(), src, Options{OnPhase: func(p Phase) {
+			now := time.Now()
+			if p > 0 {
+				phases[last] = now.Sub(lastAt)
+			}
+			last, lastAt = p, now
+		}})
+		phases[last] = time.Since(lastAt)
+		total := time.Since(start)
+		close(stop)
+		runtime.ReadMemStats(&m1)
+		msg := ""
+		if err != nil {
+			msg = err.Error()
+			if len(msg) > 70 {
+				msg = msg[:70]
+			}
+		}
+		fmt.Printf("%-24s %8d B  total %6.1fms  scan %5.1f transform %6.1f verify %6.1f map %5.1f  stack %6d KiB  alloc %5d MiB  %s\n",
+			s.name, len(src), ms(total), ms(phases[PhaseScan]), ms(phases[PhaseTransform]), ms(phases[PhaseVerify]), ms(phases[PhaseSourceMap]),
+			(peak-m0.StackInuse)>>10, (m1.TotalAlloc-m0.TotalAlloc)>>20, msg)
+	}
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+func TestMeasureNearLimit(t *testing.T) {
+	if os.Getenv("MEASURE") == "" {
+		t.Skip()
+	}
+	for _, s := range worstShapes {
+		lo, hi := 1, 100000
+		for lo < hi { // the largest repetition count that passes the nesting check
+			mid := (lo + hi + 1) / 2
+			if tokenize(s.repeat(mid)).nestErr == nil {
+				lo = mid
+			} else {
+				hi = mid - 1
+			}
+		}
+		src := s.repeat(lo)
+		var m0, m1 runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&m0)
+		var peak uint64
+		stop := make(chan struct{})
+		go func() {
+			var m runtime.MemStats
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				runtime.ReadMemStats(&m)
+				peak = max(peak, m.StackInuse)
+				time.Sleep(200 * time.Microsecond)
+			}
+		}()
+		start := time.Now()
+		_, err := Compile(src)
+		d := time.Since(start)
+		close(stop)
+		runtime.ReadMemStats(&m1)
+		msg := ""
+		if err != nil {
+			msg = err.Error()
+			msg = msg[:min(60, len(msg))]
+		}
+		fmt.Printf("%-24s reps %6d %8d B  %6.1fms  stack %6d KiB  alloc %5d MiB  %s\n", s.name, lo, len(src), ms(d),
+			(peak-min(peak, m0.StackInuse))>>10, (m1.TotalAlloc-m0.TotalAlloc)>>20, msg)
+	}
+}
+
+func TestMeasureFunctions(t *testing.T) {
+	if os.Getenv("MEASURE") == "" {
+		t.Skip()
+	}
+	for _, tc := range []struct{ name, unit string }{
+		{"flat arrows", "a=>b;\n"},
+		{"flat functions", "function f(){}\n"},
+		{"methods", "({m(){}});\n"},
+		{"arrows 8 deep, same name", strings.Repeat("a=>", 8) + "b;\n"},
+		{"arrows 64 deep, same name", strings.Repeat("a=>", 64) + "b;\n"},
+		{"arrows 250 deep, same name", strings.Repeat("a=>", 250) + "b;\n"},
+		{"arrows 480 deep, same name", strings.Repeat("a=>", 480) + "b;\n"},
+	} {
+		src := ""
+		for n := 1; ; n *= 2 { // the largest power of two of units that passes the checks
+			next := strings.Repeat(tc.unit, n)
+			if len(next) > 1<<20 || tokenize(next).nestErr != nil {
+				break
+			}
+			src = next
+		}
+		var m0, m1 runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&m0)
+		start := time.Now()
+		_, err := Compile(src)
+		d := time.Since(start)
+		runtime.ReadMemStats(&m1)
+		fmt.Printf("%-28s %8d B  %7.1fms  alloc %5d MiB  err %v\n", tc.name, len(src), ms(d), (m1.TotalAlloc-m0.TotalAlloc)>>20, err)
+	}
+}
+
+// TestMeasureDiagnostics prints, for each shape esbuild reports many diagnostics for, what
+// esbuild alone costs on it at CODERUN_RAW_SIZE bytes (default 64 KiB; the quadratic shapes grow
+// with the square of the size), and what Compile costs on it at 1 MiB.
+func TestMeasureDiagnostics(t *testing.T) {
+	if os.Getenv("MEASURE") == "" {
+		t.Skip()
+	}
+	rawSize := 64 << 10
+	if v := os.Getenv("CODERUN_RAW_SIZE"); v != "" {
+		_, _ = fmt.Sscan(v, &rawSize)
+	}
+	measure := func(f func()) (time.Duration, uint64) {
+		var m0, m1 runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&m0)
+		start := time.Now()
+		f()
+		d := time.Since(start)
+		runtime.ReadMemStats(&m1)
+		return d, (m1.TotalAlloc - m0.TotalAlloc) >> 20
+	}
+	fmt.Printf("%-30s %28s   %s\n", "shape", fmt.Sprintf("esbuild at %d KiB", rawSize>>10), "Compile at 1 MiB")
+	for _, d := range diagShapes {
+		raw := d.build(rawSize)
+		var msgs int
+		rd, ra := measure(func() {
+			res := api.Transform(inputHeader+raw+inputFooter, api.TransformOptions{
+				Loader: api.LoaderTS, Target: api.ESNext, MinifyWhitespace: true, Sourcemap: api.SourceMapExternal,
+				SourcesContent: api.SourcesContentExclude, Sourcefile: sourceFile,
+			})
+			msgs = len(res.Errors) + len(res.Warnings)
+		})
+		src := d.build(1 << 20)
+		var err error
+		cd, ca := measure(func() { _, err = Compile(src) })
+		msg := "accepted"
+		if err != nil {
+			msg = err.Error()[:min(70, len(err.Error()))]
+		}
+		fmt.Printf("%-30s %8.0fms %5d MiB %6d msgs   %6.0fms %5d MiB  %s\n", d.name, ms(rd), ra, msgs, ms(cd), ca, msg)
+	}
+}
