@@ -35,9 +35,15 @@ func FuzzHostCalls(f *testing.F) {
 	f.Add([]byte{11, 4, 1, 2, 3, 4, 0, 0})
 
 	e := fuzzEngine(f)
-	var calls atomic.Int64
+	// Each input counts its own calls: a call that starts after its run
+	// settled belongs to the caller (contract §3) and may still be
+	// starting while the next input runs, so one shared counter would
+	// charge it to the wrong input.
 	bindings := []Binding{{Global: "tools", ErrorClass: "ToolError", MemberProperty: "tool", Functions: map[string]Func{
-		"echo": func(ctx context.Context, args []byte) ([]byte, error) { calls.Add(1); return args, nil },
+		"echo": func(ctx context.Context, args []byte) ([]byte, error) {
+			ctx.Value(callCounter{}).(*atomic.Int64).Add(1)
+			return args, nil
+		},
 	}}}
 
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -45,8 +51,8 @@ func FuzzHostCalls(f *testing.F) {
 			data = data[:256]
 		}
 		forged := forgedCalls(data)
-		before := calls.Load()
-		r := newRun(context.Background(), e, `await new Promise(r => setTimeout(r, 1)); return await tools.echo("real")`, bindings)
+		calls := new(atomic.Int64)
+		r := newRun(context.WithValue(context.Background(), callCounter{}, calls), e, `await new Promise(r => setTimeout(r, 1)); return await tools.echo("real")`, bindings)
 		r.start()
 		if r.ended {
 			t.Fatalf("the run ended before the forged calls: %s", r.message)
@@ -82,12 +88,17 @@ func FuzzHostCalls(f *testing.F) {
 		if o.PeakMemory > e.limits.MemoryBytes {
 			t.Fatalf("peak memory %d over the budget %d", o.PeakMemory, e.limits.MemoryBytes)
 		}
-		if made := calls.Load() - before; made > int64(strings.Count(forged, "raw(")+1) {
+		r.cleanup()
+		// Calls made before the run settled start by now or never.
+		if made := calls.Load(); made > int64(strings.Count(forged, "raw(")+1) {
 			t.Fatalf("%d calls reached the binding, more than were made", made)
 		}
-		r.cleanup()
 	})
 }
+
+// callCounter is the context key under which FuzzHostCalls passes each
+// input's call counter to the binding.
+type callCounter struct{}
 
 // forgedCalls turns data into JavaScript statements, each one forged host
 // call: an operation, an operand count and the operands, drawn from
