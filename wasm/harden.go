@@ -6,10 +6,10 @@ import "fmt"
 // decodes src, applies DropStdModules, RefuseImports, ExportStackPointer,
 // ExportStdLoop, AddDispatcher, GrowTrap, PinInterruptHandler,
 // GuardAsyncGeneratorResume and GuardProxyOwnKeysSize (two engine memory
-// bugs, docs/engine-bugs.md), DirectCalls, Fuel (with cfg) and StackWatch
-// (last: it shifts the function indices the others use), and encodes the
-// result. The runtime calls it once per
-// process on QuickJS() and compiles what it returns.
+// bugs, docs/engine-bugs.md), DivideAfterPrivateName (a parser bug),
+// DirectCalls, Fuel (with cfg) and StackWatch (last: it shifts the function
+// indices the others use), and encodes the result. The runtime calls it once
+// per process on QuickJS() and compiles what it returns.
 func Harden(src []byte, cfg FuelConfig) ([]byte, error) {
 	m, err := Decode(src)
 	if err != nil {
@@ -25,6 +25,7 @@ func Harden(src []byte, cfg FuelConfig) ([]byte, error) {
 		PinInterruptHandler,
 		GuardAsyncGeneratorResume,
 		GuardProxyOwnKeysSize,
+		DivideAfterPrivateName,
 		DirectCalls,
 		func(m *Module) error { return Fuel(m, cfg) },
 		StackWatch,
