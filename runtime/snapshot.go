@@ -30,6 +30,9 @@ var snapshotSources embed.FS
 type snapshot struct {
 	module []byte
 	state  snapshotState
+	// trim says what trimImage took out of the image (zero when the
+	// snapshot was read from the cache).
+	trim imageTrim
 }
 
 // snapshotState is stored next to a cached snapshot module.
@@ -72,6 +75,7 @@ func snapshotKey(hardened []byte, prelude string) string {
 	h.Write(hardened)
 	h.Write([]byte(prelude))
 	h.Write([]byte(snapshotFormat))
+	h.Write([]byte(quickjs.ImageCodeDigest()))
 	for _, name := range []string{"snapshot.go", "prelude.js", "engine.go"} {
 		b, _ := snapshotSources.ReadFile(name)
 		h.Write(b)
@@ -161,6 +165,7 @@ func buildSnapshot(ctx context.Context, hardened []byte, prelude string) (*snaps
 		return fail(fmt.Errorf("running the prelude: %v", err))
 	}
 	st.Instance = in.State()
+	trim := trimImage(in, prelude, factory, wrapper)
 
 	m, err := wasm.Decode(hardened)
 	if err != nil {
@@ -197,7 +202,42 @@ func buildSnapshot(ctx context.Context, hardened []byte, prelude string) (*snaps
 	if err != nil {
 		return fail(err)
 	}
-	return &snapshot{module: module, state: st}, nil
+	return &snapshot{module: module, state: st, trim: trim}, nil
+}
+
+// imageTrim says what trimImage did; a step whose checks failed left the
+// instance as it was and records why.
+type imageTrim struct {
+	Sources     quickjs.SourceStats
+	SourcesErr  error
+	ZeroedBytes int
+	ZeroErr     error
+	FreeErr     error
+}
+
+// trimImage takes out of the snapshot instance what its image would carry
+// for nothing: the prelude's source text, which QuickJS keeps for
+// Function.prototype.toString of each of its functions (a prelude function
+// then prints as "[native code]", like a builtin), and the bytes nobody
+// will read — free heap chunks and the dead part of the C stack. Fewer
+// non-zero bytes make smaller data segments, which every instantiation
+// copies. Each step is checked before it changes anything (see
+// quickjs.Instance.DropSources and ZeroUnused): when its checks fail, the
+// image is only bigger, never wrong. It must run after the prelude's
+// evaluation and before the memory is captured.
+func trimImage(in *quickjs.Instance, prelude string, handles ...quickjs.Value) imageTrim {
+	var t imageTrim
+	// The build's handles (the prelude's factory, which has done its work,
+	// and the wrapper it was given) are dropped: what the prelude keeps is
+	// reachable from the api function.
+	for _, v := range handles {
+		if err := in.FreeValue(v); err != nil {
+			t.FreeErr = err
+		}
+	}
+	t.Sources, t.SourcesErr = in.DropSources(prelude)
+	t.ZeroedBytes, t.ZeroErr = in.ZeroUnused()
+	return t
 }
 
 // importError is the message of the ReferenceError that every import() of
