@@ -165,7 +165,10 @@ func buildSnapshot(ctx context.Context, hardened []byte, prelude string) (*snaps
 		return fail(fmt.Errorf("running the prelude: %v", err))
 	}
 	st.Instance = in.State()
-	trim := trimImage(in, prelude, factory, wrapper)
+	trim, err := trimImage(in, prelude, factory, wrapper)
+	if err != nil {
+		return fail(fmt.Errorf("trimming the image: %w", err))
+	}
 
 	m, err := wasm.Decode(hardened)
 	if err != nil {
@@ -205,14 +208,17 @@ func buildSnapshot(ctx context.Context, hardened []byte, prelude string) (*snaps
 	return &snapshot{module: module, state: st, trim: trim}, nil
 }
 
-// imageTrim says what trimImage did; a step whose checks failed left the
-// instance as it was and records why.
+// imageTrim says what trimImage did. A step whose checks failed
+// (quickjs.ErrLayoutMismatch) left the instance as it was: its error is
+// recorded, and the image is only bigger.
 type imageTrim struct {
-	Sources     quickjs.SourceStats
-	SourcesErr  error
-	ZeroedBytes int
-	ZeroErr     error
-	FreeErr     error
+	Sources    quickjs.SourceStats
+	SourcesErr error
+	Zeroed     int // non-zero bytes ZeroUnused cleared
+	ZeroErr    error
+	// NonZeroBefore and NonZeroAfter count the memory's non-zero bytes
+	// before and after the trim.
+	NonZeroBefore, NonZeroAfter int
 }
 
 // trimImage takes out of the snapshot instance what its image would carry
@@ -220,24 +226,45 @@ type imageTrim struct {
 // Function.prototype.toString of each of its functions (a prelude function
 // then prints as "[native code]", like a builtin), and the bytes nobody
 // will read — free heap chunks and the dead part of the C stack. Fewer
-// non-zero bytes make smaller data segments, which every instantiation
-// copies. Each step is checked before it changes anything (see
-// quickjs.Instance.DropSources and ZeroUnused): when its checks fail, the
-// image is only bigger, never wrong. It must run after the prelude's
-// evaluation and before the memory is captured.
-func trimImage(in *quickjs.Instance, prelude string, handles ...quickjs.Value) imageTrim {
+// non-zero bytes make fewer and smaller data segments, which every
+// instantiation copies. Each step checks the memory before it changes
+// anything (see quickjs.Instance.DropSources and ZeroUnused); when the
+// checks fail, the image is only bigger, never wrong. It must run after
+// the prelude's evaluation and before the memory is captured; handles are
+// the build's own references, which it drops.
+func trimImage(in *quickjs.Instance, prelude string, handles ...quickjs.Value) (imageTrim, error) {
 	var t imageTrim
-	// The build's handles (the prelude's factory, which has done its work,
-	// and the wrapper it was given) are dropped: what the prelude keeps is
-	// reachable from the api function.
+	t.NonZeroBefore = nonZeroBytes(in)
+	// The prelude's factory and the wrapper it was given have done their
+	// work: what the prelude took from them is reachable from the api
+	// function.
 	for _, v := range handles {
 		if err := in.FreeValue(v); err != nil {
-			t.FreeErr = err
+			return t, err
 		}
 	}
 	t.Sources, t.SourcesErr = in.DropSources(prelude)
-	t.ZeroedBytes, t.ZeroErr = in.ZeroUnused()
-	return t
+	if t.SourcesErr != nil && !errors.Is(t.SourcesErr, quickjs.ErrLayoutMismatch) {
+		return t, t.SourcesErr
+	}
+	t.Zeroed, t.ZeroErr = in.ZeroUnused()
+	if t.ZeroErr != nil && !errors.Is(t.ZeroErr, quickjs.ErrLayoutMismatch) {
+		return t, t.ZeroErr
+	}
+	t.NonZeroAfter = nonZeroBytes(in)
+	return t, nil
+}
+
+// nonZeroBytes counts the non-zero bytes of the instance's memory.
+func nonZeroBytes(in *quickjs.Instance) int {
+	mem, _ := in.Memory().Read(0, in.Memory().Size())
+	n := 0
+	for _, b := range mem {
+		if b != 0 {
+			n++
+		}
+	}
+	return n
 }
 
 // importError is the message of the ReferenceError that every import() of

@@ -29,6 +29,16 @@ const (
 	largeFreeLink = 24
 )
 
+// ErrLayoutMismatch is wrapped by the errors of DropSources and ZeroUnused
+// when the instance's memory is not laid out as they assume: they then
+// changed nothing, and the instance is as good as before.
+var ErrLayoutMismatch = errors.New("quickjs: the memory does not have the layout of the pinned build")
+
+// mismatch returns an ErrLayoutMismatch saying what did not check.
+func mismatch(format string, args ...any) error {
+	return fmt.Errorf("%w: "+format, append([]any{ErrLayoutMismatch}, args...)...)
+}
+
 // chunk is one malloc chunk: it starts at p (its prev_foot) and ends at
 // p+size, where the next chunk starts.
 type chunk struct {
@@ -82,17 +92,17 @@ func walkHeap(mem []byte) (heapWalk, error) {
 	prevFree := false
 	for n := 0; ; n++ {
 		if p > end || end-p < 8 || n > len(mem)/minChunkSize {
-			return heapWalk{}, fmt.Errorf("quickjs: heap walk left memory at %d", p)
+			return heapWalk{}, mismatch("heap walk left memory at %d", p)
 		}
 		head := le32(mem[p+4:])
 		size := head &^ chunkFlags
 		switch {
 		case head&chunkFlag4 != 0:
-			return heapWalk{}, fmt.Errorf("quickjs: heap chunk at %d has an unknown flag", p)
+			return heapWalk{}, mismatch("heap chunk at %d has an unknown flag", p)
 		case size < minChunkSize || size%chunkAlign != 0 || size > end-p:
-			return heapWalk{}, fmt.Errorf("quickjs: heap chunk at %d has a bad size %d", p, size)
+			return heapWalk{}, mismatch("heap chunk at %d has a bad size %d", p, size)
 		case (head&chunkPInUse == 0) != prevFree:
-			return heapWalk{}, fmt.Errorf("quickjs: heap chunk at %d disagrees with its predecessor", p)
+			return heapWalk{}, mismatch("heap chunk at %d disagrees with its predecessor", p)
 		}
 		c := chunk{p: p, size: size, free: head&chunkCInUse == 0}
 		w.chunks = append(w.chunks, c)
@@ -103,13 +113,13 @@ func walkHeap(mem []byte) (heapWalk, error) {
 			continue
 		}
 		if prevFree {
-			return heapWalk{}, fmt.Errorf("quickjs: free heap chunks at %d are not coalesced", p)
+			return heapWalk{}, mismatch("free heap chunks at %d are not coalesced", p)
 		}
 		if end-next == topFootSize && le32(mem[next+4:]) == topFootSize {
 			return w, nil // c is the top chunk
 		}
 		if end-next < 8 || le32(mem[next:]) != size {
-			return heapWalk{}, fmt.Errorf("quickjs: free heap chunk at %d has no matching footer", p)
+			return heapWalk{}, mismatch("free heap chunk at %d has no matching footer", p)
 		}
 		prevFree = true
 		p = next
@@ -122,7 +132,8 @@ func walkHeap(mem []byte) (heapWalk, error) {
 // between calls). None of these bytes is ever read before it is written, so
 // the instance behaves the same, while an image of its memory has fewer
 // non-zero bytes. It returns how many non-zero bytes it cleared; when the
-// heap does not walk exactly (walkHeap), it changes nothing and fails. It
+// heap does not walk exactly (walkHeap), it changes nothing and fails with
+// ErrLayoutMismatch. It
 // must not be called while a call into the instance is in progress.
 func (in *Instance) ZeroUnused() (int, error) {
 	mem, ok := in.mem.Read(0, in.mem.Size())
@@ -138,7 +149,7 @@ func (in *Instance) ZeroUnused() (int, error) {
 		c, ok := w.inUseAt(in.stackBase)
 		sp := in.StackPointer()
 		if !ok || sp < c.payload() || sp > c.usableEnd() {
-			return 0, fmt.Errorf("quickjs: the stack pointer %d is not inside the stack block at %d", sp, in.stackBase)
+			return 0, mismatch("the stack pointer %d is not inside the stack block at %d", sp, in.stackBase)
 		}
 		spans = append(spans, [2]uint32{c.payload(), sp})
 	}

@@ -62,8 +62,9 @@ type functionSource struct{ b, p, n uint32 }
 // every field it uses (the list's links, each function's realm, bytecode
 // and source allocations on the malloc heap, the runtime's allocation
 // counters) before it changes anything: on any mismatch it changes nothing
-// and fails. It must not be called while a call into the instance is in
-// progress.
+// and fails with ErrLayoutMismatch. Any other error is a failed call into
+// the instance, which must then be discarded. It must not be called while
+// a call into the instance is in progress.
 func (in *Instance) DropSources(from string) (SourceStats, error) {
 	sources, err := in.findSources(from)
 	if err != nil {
@@ -104,7 +105,7 @@ func (in *Instance) findSources(from string) ([]functionSource, error) {
 	l := in.layout
 	list := l.StackSize - gcListBeforeStackSize
 	if l.AtomArray == 0 || l.StackSize < gcListBeforeStackSize || list != l.AtomArray+gcListAfterAtomArray {
-		return nil, errors.New("quickjs: the GC object list is not where the runtime layout puts it")
+		return nil, mismatch("the GC object list is not where the runtime layout puts it")
 	}
 	head := in.rt + list
 	u32 := func(p uint32) uint32 {
@@ -118,7 +119,7 @@ func (in *Instance) findSources(from string) ([]functionSource, error) {
 	prev := head
 	for node, n := u32(head+4), 0; node != head; node, n = u32(node+4), n+1 {
 		if node < gcHeaderLink || u32(node) != prev || n > len(mem)/bcSize {
-			return nil, fmt.Errorf("quickjs: the GC object list is broken at %d", node)
+			return nil, mismatch("the GC object list is broken at %d", node)
 		}
 		prev = node
 		b := node - gcHeaderLink
@@ -133,13 +134,13 @@ func (in *Instance) findSources(from string) ([]functionSource, error) {
 			continue
 		}
 		if seen[s.p] {
-			return nil, fmt.Errorf("quickjs: two functions share the source at %d", s.p)
+			return nil, mismatch("two functions share the source at %d", s.p)
 		}
 		seen[s.p] = true
 		sources = append(sources, s)
 	}
 	if u32(head) != prev {
-		return nil, errors.New("quickjs: the GC object list does not close")
+		return nil, mismatch("the GC object list does not close")
 	}
 	return sources, nil
 }
@@ -150,7 +151,7 @@ func (in *Instance) findSources(from string) ([]functionSource, error) {
 func (in *Instance) checkMallocState(mem []byte) error {
 	count, size := le32(mem[in.rt+rtMallocCount:]), le32(mem[in.rt+rtMallocSize:])
 	if count == 0 || size != count*mallocOverhead {
-		return fmt.Errorf("quickjs: the runtime's allocation counters do not check (%d allocations, %d bytes)", count, size)
+		return mismatch("the runtime's allocation counters do not check (%d allocations, %d bytes)", count, size)
 	}
 	return nil
 }
@@ -161,7 +162,7 @@ func (in *Instance) checkMallocState(mem []byte) error {
 // piece of from. It returns the source (p 0 when there is none).
 func checkFunction(mem []byte, heap heapWalk, b, ctx uint32, from string) (functionSource, error) {
 	fail := func(what string) (functionSource, error) {
-		return functionSource{}, fmt.Errorf("quickjs: the function bytecode at %d does not check: %s", b, what)
+		return functionSource{}, mismatch("the function bytecode at %d does not check: %s", b, what)
 	}
 	c, ok := heap.inUseAt(b)
 	if !ok || c.usableEnd()-b < bcSize {
