@@ -21,8 +21,8 @@ func fullPrelude() string {
 // The snapshot's image carries neither the prelude's source text nor the
 // bytes nobody reads: both trim steps pass their checks, the image keeps
 // well under half of its non-zero bytes, and its data segments stay within
-// a bound that keeps instantiation cheap (measured: 121 sources, 69 KB;
-// 625,892 non-zero bytes before, 197 KB after; 39 segments, 360 KB). The
+// a bound that keeps instantiation cheap (measured: 119 sources, 69 KB;
+// 625,892 non-zero bytes before, 198 KB after; 39 segments, 360 KB). The
 // build is deterministic, as snapshotKey and wazero's compilation cache
 // require.
 func TestSnapshotImageTrimmed(t *testing.T) {
@@ -59,12 +59,16 @@ func TestSnapshotImageTrimmed(t *testing.T) {
 }
 
 // The prelude's functions print as native code, as builtins do, while the
-// program's own functions keep their source.
+// program's own functions keep their source, and the binding error
+// classes the prelude makes still print as classes.
 func TestPreludeFunctionsPrintAsNative(t *testing.T) {
 	e := testEngine(t)
-	o := mustRun(t, e, `function mine(x) { return x + 1 }
-return [String(console.log), String(setTimeout), String(JSON.stringify), String(mine), mine(1)]`)
+	o, err := e.Run(context.Background(), `function mine(x) { return x + 1 }
+console.log(ToolError);
+return [String(console.log), String(setTimeout), String(JSON.stringify), String(mine), mine(1)]`, echoTools())
+	require.NoError(t, err)
 	require.Empty(t, o.Kind, o.Message)
+	require.Equal(t, []string{"[class ToolError extends Error]"}, o.Logs)
 	var got []any
 	require.NoError(t, json.Unmarshal(o.Value, &got))
 	require.Len(t, got, 5)

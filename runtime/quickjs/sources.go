@@ -1,6 +1,7 @@
 package quickjs
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"strings"
@@ -41,6 +42,9 @@ const (
 	bcSize        = 92
 )
 
+// classPrefix starts the source text of a class (its constructor's).
+const classPrefix = "class"
+
 // SourceStats says what DropSources freed.
 type SourceStats struct {
 	Functions int // functions whose source text was dropped
@@ -56,7 +60,9 @@ type functionSource struct{ b, p, n uint32 }
 // answers "[native code]" for them, as for a builtin), so that a snapshot
 // of the instance does not carry it. Each text must be a piece of from,
 // the source those functions were compiled from; functions compiled later
-// keep theirs.
+// keep theirs. Classes keep theirs too: their text is how a class is told
+// from a function (inspectors, Node's and coderun's, print a class as
+// [class X] because its text starts with "class").
 //
 // It walks the runtime's list of GC objects, and checks the layout of
 // every field it uses (the list's links, each function's realm, bytecode
@@ -130,7 +136,7 @@ func (in *Instance) findSources(from string) ([]functionSource, error) {
 		if err != nil {
 			return nil, err
 		}
-		if s.p == 0 {
+		if s.p == 0 || bytes.HasPrefix(mem[s.p:s.p+s.n], []byte(classPrefix)) {
 			continue
 		}
 		if seen[s.p] {
