@@ -224,10 +224,10 @@ type imageTrim struct {
 // trimImage takes out of the snapshot instance what its image would carry
 // for nothing: the prelude's source text, which QuickJS keeps for
 // Function.prototype.toString of each of its functions (a prelude function
-// then prints as "[native code]", like a builtin), and the bytes nobody
-// will read — free heap chunks and the dead part of the C stack. Fewer
-// non-zero bytes make fewer and smaller data segments, which every
-// instantiation copies. Each step checks the memory before it changes
+// then prints as "[native code]", like a builtin; classes keep theirs), and
+// the bytes nobody will read — free heap chunks and the dead part of the C
+// stack. Fewer non-zero bytes make fewer and smaller data segments, which
+// every instantiation copies. Each step checks the memory before it changes
 // anything (see quickjs.Instance.DropSources and ZeroUnused); when the
 // checks fail, the image is only bigger, never wrong. It must run after
 // the prelude's evaluation and before the memory is captured; handles are
