@@ -30,6 +30,9 @@ var snapshotSources embed.FS
 type snapshot struct {
 	module []byte
 	state  snapshotState
+	// trim says what trimImage took out of the image (zero when the
+	// snapshot was read from the cache).
+	trim imageTrim
 }
 
 // snapshotState is stored next to a cached snapshot module.
@@ -72,6 +75,7 @@ func snapshotKey(hardened []byte, prelude string) string {
 	h.Write(hardened)
 	h.Write([]byte(prelude))
 	h.Write([]byte(snapshotFormat))
+	h.Write([]byte(quickjs.ImageCodeDigest()))
 	for _, name := range []string{"snapshot.go", "prelude.js", "engine.go"} {
 		b, _ := snapshotSources.ReadFile(name)
 		h.Write(b)
@@ -161,6 +165,10 @@ func buildSnapshot(ctx context.Context, hardened []byte, prelude string) (*snaps
 		return fail(fmt.Errorf("running the prelude: %v", err))
 	}
 	st.Instance = in.State()
+	trim, err := trimImage(in, prelude, factory, wrapper)
+	if err != nil {
+		return fail(fmt.Errorf("trimming the image: %w", err))
+	}
 
 	m, err := wasm.Decode(hardened)
 	if err != nil {
@@ -197,7 +205,66 @@ func buildSnapshot(ctx context.Context, hardened []byte, prelude string) (*snaps
 	if err != nil {
 		return fail(err)
 	}
-	return &snapshot{module: module, state: st}, nil
+	return &snapshot{module: module, state: st, trim: trim}, nil
+}
+
+// imageTrim says what trimImage did. A step whose checks failed
+// (quickjs.ErrLayoutMismatch) left the instance as it was: its error is
+// recorded, and the image is only bigger.
+type imageTrim struct {
+	Sources    quickjs.SourceStats
+	SourcesErr error
+	Zeroed     int // non-zero bytes ZeroUnused cleared
+	ZeroErr    error
+	// NonZeroBefore and NonZeroAfter count the memory's non-zero bytes
+	// before and after the trim.
+	NonZeroBefore, NonZeroAfter int
+}
+
+// trimImage takes out of the snapshot instance what its image would carry
+// for nothing: the prelude's source text, which QuickJS keeps for
+// Function.prototype.toString of each of its functions (a prelude function
+// then prints as "[native code]", like a builtin; classes keep theirs), and
+// the bytes nobody will read — free heap chunks and the dead part of the C
+// stack. Fewer non-zero bytes make fewer and smaller data segments, which
+// every instantiation copies. Each step checks the memory before it changes
+// anything (see quickjs.Instance.DropSources and ZeroUnused); when the
+// checks fail, the image is only bigger, never wrong. It must run after
+// the prelude's evaluation and before the memory is captured; handles are
+// the build's own references, which it drops.
+func trimImage(in *quickjs.Instance, prelude string, handles ...quickjs.Value) (imageTrim, error) {
+	var t imageTrim
+	t.NonZeroBefore = nonZeroBytes(in)
+	// The prelude's factory and the wrapper it was given have done their
+	// work: what the prelude took from them is reachable from the api
+	// function.
+	for _, v := range handles {
+		if err := in.FreeValue(v); err != nil {
+			return t, err
+		}
+	}
+	t.Sources, t.SourcesErr = in.DropSources(prelude)
+	if t.SourcesErr != nil && !errors.Is(t.SourcesErr, quickjs.ErrLayoutMismatch) {
+		return t, t.SourcesErr
+	}
+	t.Zeroed, t.ZeroErr = in.ZeroUnused()
+	if t.ZeroErr != nil && !errors.Is(t.ZeroErr, quickjs.ErrLayoutMismatch) {
+		return t, t.ZeroErr
+	}
+	t.NonZeroAfter = nonZeroBytes(in)
+	return t, nil
+}
+
+// nonZeroBytes counts the non-zero bytes of the instance's memory.
+func nonZeroBytes(in *quickjs.Instance) int {
+	mem, _ := in.Memory().Read(0, in.Memory().Size())
+	n := 0
+	for _, b := range mem {
+		if b != 0 {
+			n++
+		}
+	}
+	return n
 }
 
 // importError is the message of the ReferenceError that every import() of

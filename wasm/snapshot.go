@@ -6,9 +6,12 @@ import (
 )
 
 // snapshotGap is how many zero bytes may separate two non-zero runs of the
-// memory image before they become separate data segments: a segment costs
-// a few bytes of header, so short gaps are cheaper to keep.
-const snapshotGap = 32
+// memory image before they become separate data segments. Every
+// instantiation evaluates each segment's offset expression (wazero
+// interprets it, allocating) before it copies the bytes, so a segment
+// costs about as much as copying a kilobyte: gaps shorter than that are
+// cheaper to copy than to split at.
+const snapshotGap = 1024
 
 // Snapshot makes m start from a captured state (Wizer-style
 // pre-initialization): its data segments are replaced by the non-zero parts

@@ -93,7 +93,7 @@ func (in *Instance) Init(opts InitOptions) error {
 		if err != nil {
 			return fmt.Errorf("quickjs: allocating the guest stack: %w", err)
 		}
-		base = p
+		base, in.stackBase = p, p
 		in.stackPointer.Set(uint64((p + opts.StackBytes) &^ 15))
 	}
 	in.mem.WriteUint32Le(in.rt+in.layout.StackLimit, base+opts.StackMargin)

@@ -46,6 +46,9 @@ type Instance struct {
 	linear *linearmem.Memory
 
 	qjs, rt, jsctx uint32
+	// stackBase is the start of the block Init moved the C stack to (0
+	// when it did not, or the instance was restored from a snapshot).
+	stackBase uint32
 
 	// Guest buffers reused across calls: Call's argument vector (argvSize
 	// bytes, in use while argvBusy) and ParseJSON's text (textCap bytes).
