@@ -280,8 +280,8 @@ func TestSchemaForRendered(t *testing.T) {
 	}
 }
 
-// TestTSTypeMatchesEncodingJSON checks the field names and optionality that
-// TSType reports against what encoding/json actually produces.
+// The test types encode as TestSchemaForRendered says: its field names and
+// optionality are checked against what encoding/json actually produces.
 func TestTestTypesEncoding(t *testing.T) {
 	tests := []struct {
 		name string

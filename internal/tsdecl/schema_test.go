@@ -160,3 +160,22 @@ func TestTypeScriptPropertyDocEscaped(t *testing.T) {
 	requireValidType(t, got)
 	require.Equal(t, "{\n  /**\n   * x *\\/ y\n   * z\n   * @default \"*\\/\"\n   */\n  a?: string;\n}", got)
 }
+
+// Whatever schema an upstream sends renders as valid TypeScript of bounded
+// size.
+func FuzzTypeScript(f *testing.F) {
+	for _, s := range []string{
+		`{"type": "object", "properties": {"a": {"type": "string", "description": "x */"}}, "required": ["a"]}`,
+		`{"anyOf": [{"const": {"a": [1, null]}}, {"enum": ["x", -1.5e300, true]}], "nullable": true}`,
+		`{"$defs": {"n": {"properties": {"next": {"$ref": "#/$defs/n"}}}}, "$ref": "#/$defs/n"}`,
+		`{"type": "array", "prefixItems": [{"type": "integer"}], "items": false}`,
+		`{"patternProperties": {"^x": {"type": "number", "default": 1}}, "additionalProperties": {"type": "null"}}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, schema []byte) {
+		got := TypeScript(json.RawMessage(schema), "  ")
+		require.LessOrEqual(t, len(got), 64*maxRenderCost+8*len(schema))
+		requireValidType(t, got)
+	})
+}
