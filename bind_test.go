@@ -4,10 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/netip"
 	"testing"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/stretchr/testify/require"
 
 	"github.com/coderun/coderun"
-	"github.com/stretchr/testify/require"
 )
 
 type searchIn struct {
@@ -62,18 +66,141 @@ func TestBindInAProgram(t *testing.T) {
 
 func TestDeclarations(t *testing.T) {
 	raw := func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) { return args, nil }
-	ns := coderun.Namespace{
+	class := &coderun.ErrorClass{Name: "ToolCallError", MemberNameProperty: "toolName"}
+	tools := coderun.Namespace{
 		Global: "tools",
 		Functions: map[string]coderun.Func{
-			"search":  coderun.Bind(search),
-			"my-tool": raw,
+			"search":    coderun.Bind(search),
+			"untyped":   coderun.Bind(search), // Bind alone carries no types
+			"my-tool":   raw,
+			"described": raw,
+			"schemas":   raw,
 		},
-		ErrorClass: &coderun.ErrorClass{Name: "ToolCallError", MemberNameProperty: "toolName"},
+		Docs: map[string]coderun.Doc{
+			"search":    coderun.Describe[searchIn, searchOut]("Searches the index.\nAt most 10 hits; a comment end */ stays inside."),
+			"described": {Description: "Echoes its argument."},
+			"schemas": {
+				Input:  json.RawMessage(`{"type": "object", "properties": {"ids": {"type": "array", "items": {"type": "integer"}}}, "required": ["ids"]}`),
+				Output: json.RawMessage(`{"type": ["string", "null"]}`),
+			},
+			"no-such-member": {Description: "ignored"},
+		},
+		ErrorClass: class,
 	}
-	want := "declare const tools: {\n" +
-		"  \"my-tool\"(args: unknown): Promise<unknown>;\n" +
-		"  search(args: { q: string; limit?: number }): Promise<{ hits: number; names: string[] }>;\n" +
-		"};\n" +
-		"declare class ToolCallError extends Error { readonly toolName: string; }\n"
-	require.Equal(t, want, ns.Declarations())
+	web := coderun.Namespace{Global: "web", Functions: map[string]coderun.Func{"fetch": raw}, ErrorClass: class}
+	empty := coderun.Namespace{Global: "empty"}
+
+	tests := []struct {
+		name       string
+		namespaces []coderun.Namespace
+		want       string
+	}{
+		{"mixed namespace", []coderun.Namespace{tools}, `declare const tools: {
+  /** Echoes its argument. */
+  described(args: unknown): Promise<unknown>;
+  "my-tool"(args: unknown): Promise<unknown>;
+  schemas(args: { ids: number[] }): Promise<string | null>;
+  /**
+   * Searches the index.
+   * At most 10 hits; a comment end *\/ stays inside.
+   */
+  search(args: { q: string; limit?: number }): Promise<{ hits: number; names: string[] }>;
+  untyped(args: unknown): Promise<unknown>;
+};
+declare class ToolCallError extends Error { readonly toolName: string; }
+`},
+		{"a shared class is declared once, after the namespaces", []coderun.Namespace{web, empty, web}, `declare const web: {
+  fetch(args: unknown): Promise<unknown>;
+};
+
+declare const empty: {};
+
+declare const web: {
+  fetch(args: unknown): Promise<unknown>;
+};
+declare class ToolCallError extends Error { readonly toolName: string; }
+`},
+		{"none", nil, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			require.Equal(t, tc.want, coderun.Declarations(tc.namespaces...))
+		})
+	}
+	require.Equal(t, coderun.Declarations(tools), tools.Declarations())
+}
+
+type describeBase struct {
+	ID string `json:"id"`
+}
+
+// DescribeNote is exported: encoding/json cannot decode into an embedded
+// pointer to an unexported struct.
+type DescribeNote struct {
+	Note string `json:"note"`
+}
+
+// describeAll has a field of every kind Describe treats specially.
+type describeAll struct {
+	describeBase
+	*DescribeNote
+	Name    string            `json:"name" jsonschema:"who"`
+	Age     int               `json:"age,omitempty"`
+	Work    *describeBase     `json:"work"`
+	Tags    map[string]int    `json:"tags"`
+	List    []*float64        `json:"list"`
+	Bytes   []byte            `json:"bytes"`
+	When    time.Time         `json:"when"`
+	Addr    netip.Addr        `json:"addr"`
+	Count   int64             `json:"count,string"`
+	Any     any               `json:"any"`
+	Raw     json.RawMessage   `json:"raw"`
+	Grid    [2][2]uint8       `json:"grid"`
+	Nested  map[string][]bool `json:"nested,omitzero"`
+	private int
+}
+
+// What Bind encodes validates against the schema Describe infers for Out,
+// and arguments that validate against the one for In decode. Arguments of
+// the wrong shape fail both. (encoding/json is laxer than the schema in
+// places: it accepts arrays of numbers for []byte and arrays of any length
+// for Go arrays.)
+func TestDescribeMatchesBind(t *testing.T) {
+	d := coderun.Describe[describeAll, describeAll]("")
+	resolve := func(raw json.RawMessage) *jsonschema.Resolved {
+		var s jsonschema.Schema
+		require.NoError(t, json.Unmarshal(raw, &s))
+		r, err := s.Resolve(nil)
+		require.NoError(t, err)
+		return r
+	}
+	in, out := resolve(d.Input), resolve(d.Output)
+	echo := coderun.Bind(func(_ context.Context, v describeAll) (describeAll, error) { return v, nil })
+	one := 1.5
+	values := []describeAll{
+		{Tags: map[string]int{}, List: []*float64{}, Bytes: []byte{}},
+		{describeBase: describeBase{ID: "x"}, DescribeNote: &DescribeNote{Note: "n"}, Name: "a", Age: 3,
+			Work: &describeBase{ID: "w"}, Tags: map[string]int{"k": 1}, List: []*float64{&one, nil},
+			Bytes: []byte("hi"), When: time.Unix(1, 0).UTC(), Addr: netip.MustParseAddr("::1"), Count: 7,
+			Any: []any{1, "x"}, Raw: json.RawMessage(`{"r":true}`), Nested: map[string][]bool{"n": {true}}},
+	}
+	for i, v := range values {
+		arg, err := json.Marshal(v)
+		require.NoError(t, err)
+		var instance any
+		require.NoError(t, json.Unmarshal(arg, &instance))
+		require.NoError(t, in.Validate(instance), "value %d as an argument: %s", i, arg)
+
+		res, err := echo(context.Background(), arg)
+		require.NoError(t, err)
+		require.NoError(t, json.Unmarshal(res, &instance))
+		require.NoError(t, out.Validate(instance), "value %d as a result: %s", i, res)
+	}
+	for _, bad := range []string{`{"name": 1}`, `{"extra": 1}`, `{"count": 7}`, `{"bytes": 5}`, `{"grid": [["x"]]}`, `{"work": {"id": 1}}`} {
+		var instance any
+		require.NoError(t, json.Unmarshal([]byte(bad), &instance))
+		require.Error(t, in.Validate(instance), bad)
+		_, err := echo(context.Background(), json.RawMessage(bad))
+		require.Error(t, err, bad)
+	}
 }

@@ -91,6 +91,9 @@ type Namespace struct {
 	Global string
 	// Functions maps member names (arbitrary strings) to host functions.
 	Functions map[string]Func
+	// Docs optionally documents members, by the same names, for
+	// Declarations (see Describe); it plays no part in running.
+	Docs map[string]Doc
 	// ErrorClass, when set, makes rejected calls instances of an injected
 	// error class instead of plain Errors.
 	ErrorClass *ErrorClass

@@ -4,6 +4,6 @@
 //
 // Data flows one way: package coderun converts its public Namespace values
 // into this package's Decl values and calls Validate; this package never
-// imports coderun. TSType and RenderDeclarations turn Go types and member
-// lists into TypeScript declarations suitable for a model's prompt.
+// imports coderun. The TypeScript declarations of namespaces, for a model's
+// prompt, are rendered by internal/tsdecl.
 package hostcalls

@@ -82,7 +82,19 @@ func ReservedGlobals() []string { return sortedKeys(reservedGlobals) }
 // identifiers usable as binding globals and error classes: ASCII only and
 // without "$", so that the same name works in JavaScript and Python.
 func isIdentifier(s string) bool {
-	return IsTSIdentifier(s) && !strings.Contains(s, "$")
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '_', 'A' <= c && c <= 'Z', 'a' <= c && c <= 'z':
+		case '0' <= c && c <= '9' && i > 0:
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // isDunder reports whether s matches ^__.+__$ (any character, including a

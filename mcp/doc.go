@@ -18,8 +18,8 @@
 //
 // A [Server] is an MCP server with one tool, run_code, whose input is
 // {code: string}. Its description holds the TypeScript declarations of every
-// upstream tool, rendered from the tools' JSON Schemas by [SchemaTS], so a
-// model can write correct calls the first time, and examples that call only
+// upstream tool, rendered from the tools' JSON Schemas and descriptions by
+// [coderun.Declarations] (see [Docs]), so a model can write correct calls the first time, and examples that call only
 // read-only tools. Each call runs the code in a fresh coderun instance of one
 // shared [coderun.Runtime]; its result is the logs and the value as separate
 // text items and as structured content {logs, value} (see [FormatResult]),

@@ -5,13 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/coderun/coderun"
 	"github.com/coderun/coderun/hostcalls"
+	"github.com/coderun/coderun/internal/tsdecl"
 )
 
 // The error class of upstream namespaces: rejected calls are instances of
@@ -24,32 +24,43 @@ const (
 // Bindings returns one namespace per upstream (see Namespace), in order,
 // with the tools each upstream listed last. All of them share one injected
 // ToolCallError class (the same *coderun.ErrorClass), so every failed call
-// of every upstream rejects with it.
+// of every upstream rejects with it, and coderun.Declarations declares it
+// once.
 func Bindings(upstreams []*Upstream) []coderun.Namespace {
-	return bindings(upstreams, nil)
+	class := &coderun.ErrorClass{Name: ErrorClassName, MemberNameProperty: ErrorClassMemberProperty}
+	ns := make([]coderun.Namespace, len(upstreams))
+	for i, u := range upstreams {
+		ns[i] = Namespace(u, class)
+	}
+	return ns
 }
 
-// bindings is Bindings, with the calls reporting to p (which may be nil).
+// bindings is Bindings for a run: without Docs, which runs do not use, and
+// with the calls reporting to p (which may be nil).
 func bindings(upstreams []*Upstream, p *progressReporter) []coderun.Namespace {
 	class := &coderun.ErrorClass{Name: ErrorClassName, MemberNameProperty: ErrorClassMemberProperty}
 	ns := make([]coderun.Namespace, len(upstreams))
 	for i, u := range upstreams {
-		ns[i] = namespace(u, class, p)
+		ns[i] = namespace(u, u.Tools(), class, p)
 	}
 	return ns
 }
 
 // Namespace returns u's tools as a coderun namespace named u.Name(): each
-// tool is a member of the same name that calls Upstream.Call. With a
-// non-nil class, rejections are instances of it.
+// tool is a member of the same name that calls Upstream.Call, documented
+// (see Docs) for coderun.Declarations. With a non-nil class, rejections are
+// instances of it.
 func Namespace(u *Upstream, class *coderun.ErrorClass) coderun.Namespace {
-	return namespace(u, class, nil)
+	tools := u.Tools()
+	ns := namespace(u, tools, class, nil)
+	ns.Docs = Docs(tools)
+	return ns
 }
 
-// namespace is Namespace, with the calls reporting to p (which may be nil):
-// their completion and the upstream's progress notifications.
-func namespace(u *Upstream, class *coderun.ErrorClass, p *progressReporter) coderun.Namespace {
-	tools := u.Tools()
+// namespace is Namespace without Docs, with the calls reporting to p
+// (which may be nil): their completion and the upstream's progress
+// notifications.
+func namespace(u *Upstream, tools []*sdk.Tool, class *coderun.ErrorClass, p *progressReporter) coderun.Namespace {
 	ns := coderun.Namespace{Global: u.Name(), Functions: make(map[string]coderun.Func, len(tools))}
 	for _, t := range tools {
 		name := t.Name
@@ -70,6 +81,38 @@ func namespace(u *Upstream, class *coderun.ErrorClass, p *progressReporter) code
 	return ns
 }
 
+// Docs documents tools as namespace members, by name: each tool's
+// description (or, without one, its title) and its input and output
+// schemas. A tool without an output schema resolves to unknown.
+func Docs(tools []*sdk.Tool) map[string]coderun.Doc {
+	docs := make(map[string]coderun.Doc, len(tools))
+	for _, t := range tools {
+		d := coderun.Doc{Description: t.Description}
+		if d.Description == "" {
+			d.Description = t.Title
+		}
+		d.Input = schemaJSON(t.InputSchema)
+		if t.OutputSchema != nil {
+			d.Output = schemaJSON(t.OutputSchema)
+		}
+		docs[t.Name] = d
+	}
+	return docs
+}
+
+// schemaJSON encodes a schema as the SDK decoded it, or is nil (unknown)
+// when it does not encode.
+func schemaJSON(schema any) json.RawMessage {
+	if raw, ok := schema.(json.RawMessage); ok {
+		return raw
+	}
+	b, err := marshalJSON(schema)
+	if err != nil {
+		return nil
+	}
+	return b
+}
+
 // CheckNames reports, wrapping coderun.ErrInvalidBinding, the first upstream
 // whose name cannot be a binding global (not an identifier, a reserved word
 // or global, "ToolCallError", or a repeated name), naming the upstream.
@@ -86,39 +129,21 @@ func CheckNames(upstreams []*Upstream) error {
 	return nil
 }
 
-// Declarations renders the TypeScript declarations of upstreams' namespaces,
-// in order, from their tools' input and output schemas (see SchemaTS), with
-// the tools' descriptions as doc comments, followed by ToolCallError. A tool
-// without an output schema resolves to unknown.
+// Declarations renders the TypeScript declarations of upstreams'
+// namespaces, in order, followed by ToolCallError: coderun.Declarations of
+// Bindings, so each tool is typed from its input and output schemas and
+// commented with its description.
 func Declarations(upstreams []*Upstream) string {
-	var b strings.Builder
-	for i, u := range upstreams {
-		if i > 0 {
-			b.WriteString("\n")
-		}
-		class, prop := "", ""
-		if i == len(upstreams)-1 {
-			class, prop = ErrorClassName, ErrorClassMemberProperty // declared once, after the last namespace
-		}
-		b.WriteString(hostcalls.RenderDeclarations(u.Name(), members(u.Tools()), class, prop))
-	}
-	return b.String()
+	return coderun.Declarations(Bindings(upstreams)...)
 }
 
-func members(tools []*sdk.Tool) []hostcalls.Member {
-	ms := make([]hostcalls.Member, len(tools))
-	for i, t := range tools {
-		doc := t.Description
-		if doc == "" {
-			doc = t.Title
-		}
-		result := tsUnknown
-		if t.OutputSchema != nil {
-			result = SchemaTS(t.OutputSchema, "  ")
-		}
-		ms[i] = hostcalls.Member{Name: t.Name, Doc: doc, Params: SchemaTS(t.InputSchema, "  "), Result: result}
+// memberAccess renders how a program reaches member name of global:
+// files.read_file or everything["get-sum"].
+func memberAccess(global, name string) string {
+	if tsdecl.IsIdentifier(name) {
+		return global + "." + name
 	}
-	return ms
+	return global + "[" + tsdecl.Literal(name) + "]"
 }
 
 // StartAll starts every upstream concurrently and returns their errors

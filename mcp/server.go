@@ -14,7 +14,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/coderun/coderun"
-	"github.com/coderun/coderun/hostcalls"
+	"github.com/coderun/coderun/internal/tsdecl"
 )
 
 // ToolName is the name of the single tool a Server offers.
@@ -347,7 +347,7 @@ func errorExample(upstreams []*Upstream) string {
 // sampleArgs renders an argument object for a tool from its input schema:
 // its required properties with placeholder values.
 func sampleArgs(schema any) string {
-	root, ok := decodeSchema(schema)
+	root, ok := tsdecl.Decode(schema)
 	if !ok {
 		return "{}"
 	}
@@ -368,7 +368,7 @@ func sampleValue(root, s any, depth int) any {
 		return nil
 	}
 	if ref, ok := m["$ref"].(string); ok {
-		if target, found := resolveRef(root, ref); found {
+		if target, found := tsdecl.ResolveRef(root, ref); found {
 			return sampleValue(root, target, depth+1)
 		}
 		return nil
@@ -420,6 +420,15 @@ func sampleValue(root, s any, depth int) any {
 	return nil
 }
 
+func hasAny(s map[string]any, keys ...string) bool {
+	for _, k := range keys {
+		if _, ok := s[k]; ok {
+			return true
+		}
+	}
+	return false
+}
+
 // jsLiteral renders v as a JavaScript expression: objects as { key: value }
 // with identifier keys bare, everything else as JSON.
 func jsLiteral(v any) string {
@@ -430,7 +439,7 @@ func jsLiteral(v any) string {
 		}
 		parts := make([]string, len(v))
 		for i, f := range v {
-			parts[i] = hostcalls.PropertyName(f.key) + ": " + jsLiteral(f.value)
+			parts[i] = tsdecl.PropertyName(f.key) + ": " + jsLiteral(f.value)
 		}
 		return "{ " + strings.Join(parts, ", ") + " }"
 	case []any:
@@ -440,7 +449,7 @@ func jsLiteral(v any) string {
 		}
 		return "[" + strings.Join(parts, ", ") + "]"
 	}
-	return literal(v)
+	return tsdecl.Literal(v)
 }
 
 // logUsage logs what a run cost at level Info, for billing and rate

@@ -1,4 +1,4 @@
-package hostcalls
+package tsdecl
 
 import (
 	"cmp"
@@ -10,14 +10,15 @@ import (
 
 // jsonField is one member of a struct's JSON encoding.
 type jsonField struct {
-	name       string
-	tagged     bool         // name came from the json tag
-	index      []int        // field index sequence, for ordering
-	typ        reflect.Type // the Go field's own type
-	omitEmpty  bool
-	omitZero   bool
-	quoted     bool // ",string" applies: the value is encoded as a JSON string
-	viaPointer bool // promoted through an embedded pointer, so absent when it is nil
+	name        string
+	tagged      bool         // name came from the json tag
+	index       []int        // field index sequence, for ordering
+	typ         reflect.Type // the Go field's own type
+	omitEmpty   bool
+	omitZero    bool
+	quoted      bool   // ",string" applies: the value is encoded as a JSON string
+	viaPointer  bool   // promoted through an embedded pointer, so absent when it is nil
+	description string // from the jsonschema tag
 }
 
 // jsonFields returns the fields encoding/json encodes for struct type t, in
@@ -75,14 +76,15 @@ func jsonFields(t reflect.Type) []jsonField {
 
 				if name != "" || !sf.Anonymous || ft.Kind() != reflect.Struct {
 					f := jsonField{
-						name:       name,
-						tagged:     name != "",
-						index:      index,
-						typ:        sf.Type,
-						omitEmpty:  hasTagOption(opts, "omitempty"),
-						omitZero:   hasTagOption(opts, "omitzero"),
-						quoted:     hasTagOption(opts, "string") && quotable(ft),
-						viaPointer: q.viaPointer,
+						name:        name,
+						tagged:      name != "",
+						index:       index,
+						typ:         sf.Type,
+						omitEmpty:   hasTagOption(opts, "omitempty"),
+						omitZero:    hasTagOption(opts, "omitzero"),
+						quoted:      hasTagOption(opts, "string") && quotable(ft),
+						viaPointer:  q.viaPointer,
+						description: schemaTagDescription(sf.Tag),
 					}
 					if f.name == "" {
 						f.name = sf.Name
@@ -155,6 +157,21 @@ func quotable(t reflect.Type) bool {
 		return !implementsAny(t, marshalerType, unmarshalerType, textMarshalerType, textUnmarshalerType)
 	}
 	return false
+}
+
+// schemaTagDescription returns the description a jsonschema struct tag
+// gives a field, as the MCP go-sdk reads it: the whole tag, unless it starts
+// with "WORD=", which go-sdk reserves for options.
+func schemaTagDescription(tag reflect.StructTag) string {
+	d := tag.Get("jsonschema")
+	first := d
+	if i := strings.IndexAny(d, " \t\n"); i >= 0 {
+		first = d[:i]
+	}
+	if strings.Contains(first, "=") {
+		return ""
+	}
+	return d
 }
 
 // hasTagOption reports whether the comma-separated options contain opt.

@@ -1,13 +1,15 @@
-package mcp
+package tsdecl
 
 import (
 	"encoding/json"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 )
 
-func TestSchemaTS(t *testing.T) {
+func TestTypeScript(t *testing.T) {
 	tests := []struct {
 		name   string
 		schema string
@@ -87,27 +89,93 @@ func TestSchemaTS(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			require.Equal(t, tc.want, SchemaTS(json.RawMessage(tc.schema), "  "))
+			got := TypeScript(json.RawMessage(tc.schema), "  ")
+			require.Equal(t, tc.want, got)
+			requireValidType(t, got)
 		})
 	}
 }
 
 // The SDK hands schemas over as decoded JSON; those render like raw JSON.
-func TestSchemaTSDecoded(t *testing.T) {
+func TestTypeScriptDecoded(t *testing.T) {
 	var decoded any
 	require.NoError(t, json.Unmarshal([]byte(`{"type": "object", "properties": {"n": {"type": "number", "default": 2.5}}}`), &decoded))
-	require.Equal(t, "{\n  /** @default 2.5 */\n  n?: number;\n}", SchemaTS(decoded, ""))
-	require.Equal(t, "unknown", SchemaTS(nil, ""))
-	require.Equal(t, "unknown", SchemaTS(make(chan int), ""))
+	require.Equal(t, "{\n  /** @default 2.5 */\n  n?: number;\n}", TypeScript(decoded, ""))
+	require.Equal(t, "unknown", TypeScript(nil, ""))
+	require.Equal(t, "unknown", TypeScript(make(chan int), ""))
 }
 
 // A deeply nested schema does not make the rendering explode.
-func TestSchemaTSDepth(t *testing.T) {
+func TestTypeScriptDepth(t *testing.T) {
 	s := `{"type": "string"}`
 	for range 100 {
 		s = `{"type": "array", "items": ` + s + `}`
 	}
-	got := SchemaTS(json.RawMessage(s), "")
+	got := TypeScript(json.RawMessage(s), "")
 	require.Contains(t, got, "unknown")
 	require.NotContains(t, got, "string")
+}
+
+// Local $refs that fan out would expand exponentially within the depth
+// bound; the rendering budget keeps the output bounded, and what is cut
+// renders as unknown.
+func TestTypeScriptFanOutBounded(t *testing.T) {
+	const levels, width = 20, 8
+	defs := map[string]any{"d0": map[string]any{"type": "string", "enum": []any{strings.Repeat("x", 100)}}}
+	for i := 1; i <= levels; i++ {
+		props := map[string]any{}
+		for j := range width {
+			props[fmt.Sprintf("p%d", j)] = map[string]any{"$ref": fmt.Sprintf("#/$defs/d%d", i-1), "description": strings.Repeat("d", 50)}
+		}
+		defs[fmt.Sprintf("d%d", i)] = map[string]any{"type": "object", "properties": props}
+	}
+	s := map[string]any{"$defs": defs, "$ref": fmt.Sprintf("#/$defs/d%d", levels)}
+	got := TypeScript(s, "")
+	require.Contains(t, got, "unknown")
+	// Unbounded, this is width^12 subschemas (the depth bound stops it at
+	// 12 levels of property and $ref); bounded, it is about 156 KB.
+	require.Less(t, len(got), 4*maxRenderCost)
+	requireValidType(t, got)
+}
+
+// A huge enum renders once, without quadratic work: its members are
+// charged to the budget, so the rest of the schema still renders.
+func TestTypeScriptHugeEnum(t *testing.T) {
+	values := make([]any, 200_000)
+	for i := range values {
+		values[i] = i
+	}
+	got := TypeScript(map[string]any{"type": "object", "properties": map[string]any{
+		"big": map[string]any{"enum": values}}}, "")
+	require.Equal(t, "{ big?: unknown }", got)
+
+	values = values[:1000]
+	got = TypeScript(map[string]any{"enum": values}, "")
+	require.Equal(t, 1000, strings.Count(got, " | ")+1)
+}
+
+// Descriptions of properties are escaped like member docs.
+func TestTypeScriptPropertyDocEscaped(t *testing.T) {
+	got := TypeScript(json.RawMessage(`{"type": "object", "properties": {"a": {"type": "string", "description": "x */ y\u2028z", "default": "*/"}}}`), "")
+	requireValidType(t, got)
+	require.Equal(t, "{\n  /**\n   * x *\\/ y\n   * z\n   * @default \"*\\/\"\n   */\n  a?: string;\n}", got)
+}
+
+// Whatever schema an upstream sends renders as valid TypeScript of bounded
+// size.
+func FuzzTypeScript(f *testing.F) {
+	for _, s := range []string{
+		`{"type": "object", "properties": {"a": {"type": "string", "description": "x */"}}, "required": ["a"]}`,
+		`{"anyOf": [{"const": {"a": [1, null]}}, {"enum": ["x", -1.5e300, true]}], "nullable": true}`,
+		`{"$defs": {"n": {"properties": {"next": {"$ref": "#/$defs/n"}}}}, "$ref": "#/$defs/n"}`,
+		`{"type": "array", "prefixItems": [{"type": "integer"}], "items": false}`,
+		`{"patternProperties": {"^x": {"type": "number", "default": 1}}, "additionalProperties": {"type": "null"}}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, schema []byte) {
+		got := TypeScript(json.RawMessage(schema), "  ")
+		require.LessOrEqual(t, len(got), 64*maxRenderCost+8*len(schema))
+		requireValidType(t, got)
+	})
 }

@@ -1,20 +1,24 @@
-package mcp
+package tsdecl
 
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"slices"
 	"strings"
-
-	"github.com/coderun/coderun/hostcalls"
 )
 
-// maxSchemaDepth bounds how deeply SchemaTS descends into a schema, so that a
-// hostile or pathological schema cannot make the declarations explode.
+// maxSchemaDepth bounds how deeply TypeScript descends into a schema, so that
+// a hostile or pathological schema cannot make the declarations explode.
 const maxSchemaDepth = 24
 
-// SchemaTS renders a JSON Schema as the TypeScript type of the values it
+// maxRenderCost bounds the work of rendering one schema: every subschema
+// visited costs 1, and every literal, property name and doc comment its
+// length in bytes. Once it is spent, what is left renders as unknown, so
+// that local $refs that fan out (each definition using the next one twice,
+// say) cannot make the output grow exponentially.
+const maxRenderCost = 1 << 16
+
+// TypeScript renders a JSON Schema as the TypeScript type of the values it
 // accepts, for a model's prompt. schema is the schema as decoded JSON
 // (map[string]any, bool, ...), a json.RawMessage, or anything else that
 // marshals to JSON.
@@ -23,19 +27,22 @@ const maxSchemaDepth = 24
 // additionalProperties and patternProperties (an index signature), items and
 // prefixItems (arrays and tuples), enum, const, anyOf, oneOf, allOf, nullable
 // (OpenAPI), boolean schemas and local $refs ("#/$defs/..."; a recursive
-// reference renders as unknown). A property's description becomes its doc
-// comment, with its default as an @default line. Anything else, and
-// any schema that cannot be decoded, renders as unknown.
+// reference renders as unknown). A property's description (or title)
+// becomes its doc comment (see WriteDoc), with its default as an @default
+// line. Required properties come first, in the order of required, then the
+// optional ones sorted by name. Anything else, any schema that cannot be
+// decoded, and what lies deeper than 24 levels or beyond a bounded amount
+// of rendering work, renders as unknown.
 //
 // Objects are inline ({ a: number; b?: string }) when they are short and no
 // property has a doc comment; otherwise they span several lines, indented
 // from indent, the indentation of the line the type starts on.
-func SchemaTS(schema any, indent string) string {
-	root, ok := decodeSchema(schema)
+func TypeScript(schema any, indent string) string {
+	root, ok := Decode(schema)
 	if !ok {
 		return tsUnknown
 	}
-	r := schemaRenderer{root: root, active: map[string]bool{}}
+	r := schemaRenderer{root: root, active: map[string]bool{}, budget: maxRenderCost}
 	return r.render(root, indent, 0).ts
 }
 
@@ -44,8 +51,9 @@ const (
 	tsNever   = "never"
 )
 
-// decodeSchema turns schema into decoded JSON values.
-func decodeSchema(schema any) (any, bool) {
+// Decode turns a schema given as TypeScript accepts it into decoded JSON
+// values (numbers as json.Number), reporting false when it does not decode.
+func Decode(schema any) (any, bool) {
 	switch s := schema.(type) {
 	case nil:
 		return nil, false
@@ -92,10 +100,20 @@ func primary(ts string) rendered { return rendered{ts: ts, prec: precPrimary} }
 type schemaRenderer struct {
 	root   any
 	active map[string]bool // $refs being rendered, to stop recursion
+	budget int             // what is left of maxRenderCost
+}
+
+// charge spends cost from the budget and reports whether any was left.
+func (r *schemaRenderer) charge(cost int) bool {
+	if r.budget <= 0 {
+		return false
+	}
+	r.budget -= cost
+	return true
 }
 
 func (r *schemaRenderer) render(s any, indent string, depth int) rendered {
-	if depth > maxSchemaDepth {
+	if depth > maxSchemaDepth || !r.charge(1) {
 		return primary(tsUnknown)
 	}
 	switch s := s.(type) {
@@ -112,7 +130,7 @@ func (r *schemaRenderer) render(s any, indent string, depth int) rendered {
 
 func (r *schemaRenderer) renderObjectSchema(s map[string]any, indent string, depth int) rendered {
 	if ref, ok := s["$ref"].(string); ok {
-		target, found := resolveRef(r.root, ref)
+		target, found := ResolveRef(r.root, ref)
 		if !found || r.active[ref] {
 			return primary(tsUnknown)
 		}
@@ -121,12 +139,12 @@ func (r *schemaRenderer) renderObjectSchema(s map[string]any, indent string, dep
 		return r.render(target, indent, depth+1)
 	}
 	if c, ok := s["const"]; ok {
-		return primary(literal(c))
+		return r.literal(c)
 	}
 	if e, ok := s["enum"].([]any); ok {
 		lits := make([]rendered, len(e))
 		for i, v := range e {
-			lits[i] = primary(literal(v))
+			lits[i] = r.literal(v)
 		}
 		return union(lits)
 	}
@@ -152,6 +170,15 @@ func (r *schemaRenderer) renderObjectSchema(s map[string]any, indent string, dep
 		t = union([]rendered{t, primary("null")})
 	}
 	return t
+}
+
+// literal renders a const or enum value, charging its length.
+func (r *schemaRenderer) literal(v any) rendered {
+	lit := Literal(v)
+	if !r.charge(len(lit)) {
+		return primary(tsUnknown)
+	}
+	return primary(lit)
 }
 
 // renderTyped renders what the schema's type keyword (or, without one, its
@@ -282,9 +309,11 @@ func (r *schemaRenderer) renderObject(s map[string]any, indent string, depth int
 	var fields []tsProperty
 	for _, name := range order {
 		p := props[name]
+		doc := propertyDoc(p)
+		r.charge(len(name) + min(len(doc), MaxDocBytes))
 		fields = append(fields, tsProperty{
 			name:     name,
-			doc:      propertyDoc(p),
+			doc:      doc,
 			optional: !required[name],
 			ts:       r.render(p, inner, depth+1).ts,
 		})
@@ -329,7 +358,7 @@ func (r *schemaRenderer) renderObject(s map[string]any, indent string, depth int
 	var b strings.Builder
 	b.WriteString("{\n")
 	for i, f := range fields {
-		hostcalls.WriteDocComment(&b, inner, f.doc)
+		WriteDoc(&b, inner, f.doc)
 		b.WriteString(inner + parts[i] + ";\n")
 	}
 	b.WriteString(indent + "}")
@@ -340,7 +369,7 @@ func (f tsProperty) key() string {
 	if f.index {
 		return "[key: string]"
 	}
-	k := hostcalls.PropertyName(f.name)
+	k := PropertyName(f.name)
 	if f.optional {
 		k += "?"
 	}
@@ -362,33 +391,24 @@ func propertyDoc(p any) string {
 		if doc != "" {
 			doc += "\n"
 		}
-		doc += "@default " + literal(d)
+		doc += "@default " + Literal(d)
 	}
 	return doc
-}
-
-// literal renders a JSON value as a TypeScript literal type: JSON's strings,
-// numbers, booleans, null, arrays (tuples) and objects are all valid
-// TypeScript type syntax with the same meaning.
-func literal(v any) string {
-	b, err := marshalJSON(v)
-	if err != nil {
-		return tsUnknown
-	}
-	return string(b)
 }
 
 // union joins types with " | ", flattening nested unions, dropping
 // duplicates and never, and collapsing to unknown when any member is unknown.
 func union(members []rendered) rendered {
 	var out []string
+	seen := make(map[string]bool, len(members))
 	for _, m := range members {
 		if m.ts == tsUnknown {
 			return primary(tsUnknown)
 		}
-		if m.ts == tsNever || slices.Contains(out, m.ts) {
+		if m.ts == tsNever || seen[m.ts] {
 			continue
 		}
+		seen[m.ts] = true
 		out = append(out, m.ts)
 	}
 	switch len(out) {
@@ -407,13 +427,15 @@ func union(members []rendered) rendered {
 // constrain nothing) and parenthesising unions.
 func intersection(members []rendered) rendered {
 	var out []rendered
+	seen := make(map[string]bool, len(members))
 	for _, m := range members {
-		if m.ts == tsUnknown || slices.ContainsFunc(out, func(o rendered) bool { return o.ts == m.ts }) {
+		if m.ts == tsUnknown || seen[m.ts] {
 			continue
 		}
 		if m.ts == tsNever {
 			return primary(tsNever)
 		}
+		seen[m.ts] = true
 		out = append(out, m)
 	}
 	switch len(out) {
@@ -432,8 +454,9 @@ func intersection(members []rendered) rendered {
 	return rendered{ts: strings.Join(parts, " & "), prec: precIntersection}
 }
 
-// resolveRef resolves a local JSON pointer reference ("#", "#/$defs/x").
-func resolveRef(root any, ref string) (any, bool) {
+// ResolveRef resolves a local JSON pointer reference ("#", "#/$defs/x")
+// against the decoded root schema.
+func ResolveRef(root any, ref string) (any, bool) {
 	if ref == "#" {
 		return root, true
 	}
@@ -453,13 +476,4 @@ func resolveRef(root any, ref string) (any, bool) {
 		}
 	}
 	return cur, true
-}
-
-// memberAccess renders how a program reaches member name of global:
-// files.read_file or everything["get-sum"].
-func memberAccess(global, name string) string {
-	if hostcalls.IsTSIdentifier(name) {
-		return global + "." + name
-	}
-	return fmt.Sprintf("%s[%s]", global, literal(name))
 }

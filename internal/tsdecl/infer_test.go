@@ -1,4 +1,4 @@
-package hostcalls
+package tsdecl
 
 import (
 	"encoding/json"
@@ -135,11 +135,19 @@ type (
 	}
 )
 
+type tsDescribed struct {
+	Text  string `json:"text" jsonschema:"the text to echo"`
+	Lines int    `json:"lines,omitempty" jsonschema:"up to 10\nlines */"`
+	Opt   int    `json:"opt,omitempty" jsonschema:"enum=1,2"`
+}
+
 func (tsJSONMarshaler) MarshalJSON() ([]byte, error)  { return []byte(`0`), nil }
 func (*tsJSONUnmarshaler) UnmarshalJSON([]byte) error { return nil }
 func (*tsTextPtr) MarshalText() ([]byte, error)       { return nil, nil }
 
-func TestTSType(t *testing.T) {
+// Go types render through their inferred schemas as TypeScript types that
+// match their JSON encoding.
+func TestSchemaForRendered(t *testing.T) {
 	tests := []struct {
 		name string
 		typ  reflect.Type
@@ -160,11 +168,11 @@ func TestTSType(t *testing.T) {
 		{"pointer", reflect.TypeFor[*int](), "number | null"},
 		{"pointer to pointer", reflect.TypeFor[**int](), "number | null"},
 		{"slice of pointers", reflect.TypeFor[[]*int](), "(number | null)[]"},
-		{"map", reflect.TypeFor[map[string]int](), "Record<string, number>"},
-		{"map with int keys", reflect.TypeFor[map[int64][]string](), "Record<string, string[]>"},
-		{"map with text keys", reflect.TypeFor[map[netip.Addr]bool](), "Record<string, boolean>"},
+		{"map", reflect.TypeFor[map[string]int](), "{ [key: string]: number }"},
+		{"map with int keys", reflect.TypeFor[map[int64][]string](), "{ [key: string]: string[] }"},
+		{"map with text keys", reflect.TypeFor[map[netip.Addr]bool](), "{ [key: string]: boolean }"},
 		{"map with unusable keys", reflect.TypeFor[map[float64]bool](), "unknown"},
-		{"map of pointers", reflect.TypeFor[map[string]*bool](), "Record<string, boolean | null>"},
+		{"map of pointers", reflect.TypeFor[map[string]*bool](), "{ [key: string]: boolean | null }"},
 		{"any", reflect.TypeFor[any](), "unknown"},
 		{"pointer to any", reflect.TypeFor[*any](), "unknown"},
 		{"raw message", reflect.TypeFor[json.RawMessage](), "unknown"},
@@ -183,47 +191,98 @@ func TestTSType(t *testing.T) {
 		{"anonymous struct", reflect.TypeFor[struct {
 			Q string `json:"q"`
 		}](), "{ q: string }"},
-		{"nested struct", reflect.TypeFor[tsPerson](),
-			"{ name: string; age?: number; home: { street: string; zip?: string }; " +
-				"work?: { street: string; zip?: string }; past: { street: string; zip?: string }[]; " +
-				"tags?: Record<string, string>; \"-\": string; Untagged: boolean; born: string; " +
-				"id: string; ratio?: string; flag: string; slice: number[] }"},
+		{"nested struct", reflect.TypeFor[tsPerson](), `{
+  name: string;
+  home: { street: string; zip?: string };
+  past: { street: string; zip?: string }[];
+  "-": string;
+  Untagged: boolean;
+  born: string;
+  id: string;
+  flag: string;
+  slice: number[];
+  age?: number;
+  ratio?: string | null;
+  tags?: { [key: string]: string };
+  work?: { street: string; zip?: string } | null;
+}`},
 		{"slice of structs", reflect.TypeFor[[]tsAddress](), "{ street: string; zip?: string }[]"},
 		{"recursive struct", reflect.TypeFor[tsTree](),
 			"{ value: number; children: unknown[]; parent?: unknown }"},
 		{"pointer to recursive struct", reflect.TypeFor[*tsTree](),
 			"{ value: number; children: unknown[]; parent?: unknown } | null"},
-		{"mutually recursive structs", reflect.TypeFor[tsA](), "{ b?: { a: unknown } }"},
+		{"mutually recursive structs", reflect.TypeFor[tsA](), "{ b?: { a: unknown } | null }"},
 		{"recursive slice", reflect.TypeFor[tsSelfList](), "unknown[]"},
-		{"recursive map", reflect.TypeFor[tsSelfMap](), "Record<string, unknown>"},
-		{"embedded structs", reflect.TypeFor[tsEmbeds](),
-			"{ id: string; note?: string; created: number; named: { id: string; created: string } }"},
+		{"recursive map", reflect.TypeFor[tsSelfMap](), "{ [key: string]: unknown }"},
+		{"embedded structs", reflect.TypeFor[tsEmbeds](), `{
+  id: string;
+  created: number;
+  named: { id: string; created: string };
+  note?: string;
+}`},
 		{"embedded struct with tag name", reflect.TypeFor[tsEmbedTagged](),
 			"{ base: { id: string; created: string } }"},
 		{"ambiguous embedded fields", reflect.TypeFor[tsAmbiguous](), "{ y: number; Y: string }"},
 		{"embedded non-struct", reflect.TypeFor[tsEmbedNonStruct](), "{ Meters: number; Number: number }"},
 		{"same struct embedded twice at one depth", reflect.TypeFor[tsDiamond](), "{ own: string }"},
 		{"self-embedding struct", reflect.TypeFor[tsSelfEmbed](), "{ x: number }"},
-		{"repeated non-recursive type is expanded each time", reflect.TypeFor[tsRoute](),
-			"{ from: { street: string; zip?: string }; to: { street: string; zip?: string } }"},
-		{"field names and odd types", reflect.TypeFor[tsWeird](),
-			`{ "my-field": string; BadTag: string; "1st": number; $ref: number; Ch: unknown; Fn: unknown; ` +
-				`Cplx: unknown; Empty: {}; Any: unknown; Err: unknown; raw: unknown; num: number; ` +
-				`pp?: number | null; pa?: unknown; arr: number[]; bytes: string; mi: Record<string, boolean>; ` +
-				`mb: unknown; MapText: Record<string, number> }`},
-		{"marshaler fields", reflect.TypeFor[tsMarshalerFields](),
-			"{ m: unknown; u: unknown; t: string; mq: unknown; bi?: unknown; ip: string; tp?: string }"},
+		{"repeated non-recursive type is expanded each time", reflect.TypeFor[tsRoute](), `{
+  from: { street: string; zip?: string };
+  to: { street: string; zip?: string };
+}`},
+		{"field names and odd types", reflect.TypeFor[tsWeird](), `{
+  "my-field": string;
+  BadTag: string;
+  "1st": number;
+  $ref: number;
+  Ch: unknown;
+  Fn: unknown;
+  Cplx: unknown;
+  Empty: {};
+  Any: unknown;
+  Err: unknown;
+  raw: unknown;
+  num: number;
+  arr: number[];
+  bytes: string;
+  mi: { [key: string]: boolean };
+  mb: unknown;
+  MapText: { [key: string]: number };
+  pa?: unknown;
+  pp?: number | null;
+}`},
+		{"marshaler fields", reflect.TypeFor[tsMarshalerFields](), `{
+  m: unknown;
+  u: unknown;
+  t: string;
+  mq: unknown;
+  ip: string;
+  bi?: unknown;
+  tp?: string | null;
+}`},
+		{"described fields", reflect.TypeFor[tsDescribed](), `{
+  /** the text to echo */
+  text: string;
+  /**
+   * up to 10
+   * lines *\/
+   */
+  lines?: number;
+  opt?: number;
+}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			require.Equal(t, tt.want, TSType(tt.typ))
+			got := TypeScript(SchemaFor(tt.typ), "")
+			require.Equal(t, tt.want, got)
+			requireValidType(t, got)
 		})
 	}
 }
 
-// TestTSTypeMatchesEncodingJSON checks the field names and optionality that
-// TSType reports against what encoding/json actually produces.
-func TestTSTypeMatchesEncodingJSON(t *testing.T) {
+// The test types encode as TestSchemaForRendered says: its field names and
+// optionality are checked against what encoding/json actually produces.
+func TestTestTypesEncoding(t *testing.T) {
 	tests := []struct {
 		name string
 		v    any
@@ -244,6 +303,37 @@ func TestTSTypeMatchesEncodingJSON(t *testing.T) {
 			got, err := json.Marshal(tt.v)
 			require.NoError(t, err)
 			require.JSONEq(t, tt.want, string(got))
+		})
+	}
+}
+
+// The inferred schemas themselves, for the constructs whose schema says
+// more than its rendering.
+func TestSchemaFor(t *testing.T) {
+	tests := []struct {
+		name string
+		typ  reflect.Type
+		want string
+	}{
+		{"nil", nil, `{}`},
+		{"any", reflect.TypeFor[any](), `{}`},
+		{"pointer", reflect.TypeFor[**int](), `{"type": ["integer", "null"]}`},
+		{"time", reflect.TypeFor[time.Time](), `{"type": "string", "format": "date-time"}`},
+		{"bytes", reflect.TypeFor[[]byte](), `{"type": "string", "contentEncoding": "base64"}`},
+		{"array", reflect.TypeFor[[2]bool](), `{"type": "array", "items": {"type": "boolean"}, "minItems": 2, "maxItems": 2}`},
+		{"map", reflect.TypeFor[map[int]*string](), `{"type": "object", "additionalProperties": {"type": ["string", "null"]}}`},
+		{"struct", reflect.TypeFor[tsDescribed](), `{"type": "object", "additionalProperties": false, "required": ["text"], "properties": {
+			"text": {"type": "string", "description": "the text to echo"},
+			"lines": {"type": "integer", "description": "up to 10\nlines */"},
+			"opt": {"type": "integer"}}}`},
+		{"empty struct", reflect.TypeFor[struct{}](), `{"type": "object", "properties": {}, "additionalProperties": false}`},
+		{"quoted pointer", reflect.TypeFor[struct {
+			P *int `json:"p,string"`
+		}](), `{"type": "object", "properties": {"p": {"type": ["string", "null"]}}, "additionalProperties": false}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			require.JSONEq(t, tt.want, string(SchemaFor(tt.typ)))
 		})
 	}
 }

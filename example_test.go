@@ -1,0 +1,117 @@
+package coderun_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log"
+
+	"github.com/coderun/coderun"
+)
+
+// WeatherArgs is the argument of the weather function below.
+type WeatherArgs struct {
+	City string `json:"city" jsonschema:"a city name, e.g. Paris"`
+	Days int    `json:"days,omitempty" jsonschema:"how many days ahead; 1 when absent"`
+}
+
+// Forecast is its result.
+type Forecast struct {
+	City    string    `json:"city"`
+	Celsius []float64 `json:"celsius"`
+}
+
+// weather is a typed host function, bound with coderun.Bind.
+func weather(_ context.Context, in WeatherArgs) (Forecast, error) {
+	days := max(in.Days, 1)
+	f := Forecast{City: in.City}
+	for i := range days {
+		f.Celsius = append(f.Celsius, 20+float64(i))
+	}
+	return f, nil
+}
+
+// A typed Go function becomes an async function of the program's: its
+// argument is decoded from the program's object and its result encoded
+// back.
+func ExampleBind() {
+	rt, err := coderun.New(coderun.DefaultConfig())
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer rt.Close(context.Background())
+
+	tools := coderun.Namespace{
+		Global:    "tools",
+		Functions: map[string]coderun.Func{"weather": coderun.Bind(weather)},
+	}
+	res, err := rt.Run(context.Background(), coderun.Request{
+		Program: `const f = await tools.weather({city: "Paris", days: 2});
+return f.celsius.map(c => c + "°C").join(", ");`,
+		Bindings: []coderun.Namespace{tools},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(string(res.Value))
+	// Output: "20°C, 21°C"
+}
+
+// Describe documents a member made by Bind: its description and the
+// schemas of its argument and result, inferred from the same Go types.
+// Declarations renders them as TypeScript for a model's prompt.
+func ExampleDescribe() {
+	tools := coderun.Namespace{
+		Global:    "tools",
+		Functions: map[string]coderun.Func{"weather": coderun.Bind(weather)},
+		Docs: map[string]coderun.Doc{
+			"weather": coderun.Describe[WeatherArgs, Forecast]("Forecasts the weather, in degrees Celsius per day."),
+		},
+		ErrorClass: &coderun.ErrorClass{Name: "ToolCallError", MemberNameProperty: "toolName"},
+	}
+	fmt.Print(tools.Declarations())
+	// Output:
+	// declare const tools: {
+	//   /** Forecasts the weather, in degrees Celsius per day. */
+	//   weather(args: {
+	//     /** a city name, e.g. Paris */
+	//     city: string;
+	//     /** how many days ahead; 1 when absent */
+	//     days?: number;
+	//   }): Promise<{ city: string; celsius: number[] }>;
+	// };
+	// declare class ToolCallError extends Error { readonly toolName: string; }
+}
+
+// Members can be documented with JSON Schemas written by hand (or taken
+// from elsewhere, as the MCP package does with its tools' schemas), and
+// several namespaces that share an error class are declared together.
+func ExampleDeclarations() {
+	echo := func(_ context.Context, args json.RawMessage) (json.RawMessage, error) { return args, nil }
+	class := &coderun.ErrorClass{Name: "ToolCallError", MemberNameProperty: "toolName"}
+	notes := coderun.Namespace{
+		Global:    "notes",
+		Functions: map[string]coderun.Func{"find": echo, "raw": echo},
+		Docs: map[string]coderun.Doc{
+			"find": {
+				Description: "Finds notes by tag.",
+				Input:       json.RawMessage(`{"type": "object", "properties": {"tag": {"type": "string"}}, "required": ["tag"]}`),
+				Output:      json.RawMessage(`{"type": "array", "items": {"type": "string"}}`),
+			},
+		},
+		ErrorClass: class,
+	}
+	web := coderun.Namespace{Global: "web", Functions: map[string]coderun.Func{"fetch-page": echo}, ErrorClass: class}
+	fmt.Print(coderun.Declarations(notes, web))
+	// Output:
+	// declare const notes: {
+	//   /** Finds notes by tag. */
+	//   find(args: { tag: string }): Promise<string[]>;
+	//   raw(args: unknown): Promise<unknown>;
+	// };
+	//
+	// declare const web: {
+	//   "fetch-page"(args: unknown): Promise<unknown>;
+	// };
+	// declare class ToolCallError extends Error { readonly toolName: string; }
+}
