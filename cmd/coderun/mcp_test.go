@@ -18,6 +18,8 @@ import (
 	"github.com/coderun/coderun"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
+
+	"github.com/coderun/coderun/internal/testenv"
 )
 
 // The reference MCP server the end-to-end tests use as a real upstream that
@@ -30,16 +32,14 @@ const (
 
 // everythingServer returns the path of the reference server's entry point,
 // from $CODERUN_EVERYTHING_SERVER or the repository's .cache/npm. It fails
-// the test, saying how to install it, when it or node is missing: these
-// tests do not skip.
+// the test (see testenv.Missing), saying how to install it, when it or node
+// is missing.
 func everythingServer(t *testing.T) string {
 	t.Helper()
 	const install = "install it with\n\n\tnpm install --prefix .cache/npm @modelcontextprotocol/server-everything@" +
 		everythingVersion + "\n\nfrom the repository root (.ci/run does this), or set " + everythingEnv +
 		" to the path of its dist/index.js"
-	if _, err := exec.LookPath("node"); err != nil {
-		t.Fatalf("node is needed to run the reference MCP server: %v", err)
-	}
+	testenv.Node(t)
 	path := os.Getenv(everythingEnv)
 	if path == "" {
 		abs, err := filepath.Abs(filepath.Join(everythingDir, "node_modules/@modelcontextprotocol/server-everything/dist/index.js"))
@@ -48,12 +48,12 @@ func everythingServer(t *testing.T) string {
 	}
 	pkg, err := os.ReadFile(filepath.Join(filepath.Dir(path), "..", "package.json"))
 	if err != nil {
-		t.Fatalf("the reference MCP server @modelcontextprotocol/server-everything is not installed (%v); %s", err, install)
+		testenv.Missing(t, "the reference MCP server @modelcontextprotocol/server-everything is not installed (%v); %s", err, install)
 	}
 	var meta struct{ Version string }
 	require.NoError(t, json.Unmarshal(pkg, &meta))
 	if meta.Version != everythingVersion {
-		t.Fatalf("the reference MCP server at %s is version %s, the tests expect %s; %s", path, meta.Version, everythingVersion, install)
+		testenv.Missing(t, "the reference MCP server at %s is version %s, the tests expect %s; %s", path, meta.Version, everythingVersion, install)
 	}
 	return path
 }
