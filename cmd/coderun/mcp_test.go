@@ -74,6 +74,10 @@ var built struct {
 }
 
 func TestMain(m *testing.M) {
+	if os.Getenv(envServerEnv) == "1" {
+		serveEnvServer() // this process is an upstream of a test
+		return
+	}
 	code := m.Run()
 	if built.dir != "" {
 		_ = os.RemoveAll(built.dir)
@@ -147,7 +151,7 @@ func TestMCPCommand(t *testing.T) {
 	bin := buildCoderun(t)
 
 	t.Run("stdio with the reference server", func(t *testing.T) {
-		cs := connect(t, bin, "mcp", "--upstream", upstream, "--ComputeTime", "2s")
+		cs := connect(t, bin, "mcp", "--upstream", upstream, "--compute-time", "2s")
 
 		tools, err := cs.ListTools(context.Background(), nil)
 		require.NoError(t, err)
@@ -274,9 +278,9 @@ func TestMCPMisuse(t *testing.T) {
 			want: `coderun mcp: --upstream my-files=true: upstream "my-files": coderun: invalid binding declaration: binding global "my-files" is not a usable identifier`},
 		{name: "reserved name", args: []string{"mcp", "--upstream", "console=true"}, want: `--upstream console=true: upstream "console"`},
 		{name: "duplicate name", args: []string{"mcp", "--upstream", "a=true", "--upstream", "a=false"}, want: `--upstream a=false: upstream "a": coderun: invalid binding declaration: duplicate binding global "a"`},
-		{name: "command not found", args: []string{"mcp", "--upstream", "files=/nonexistent/server"}, want: `coderun mcp: --upstream: starting upstream "files": `},
-		{name: "not an MCP server", args: []string{"mcp", "--upstream", "files=true"}, want: `coderun mcp: --upstream: starting upstream "files": `},
-		{name: "invalid config", args: []string{"mcp", "--MaxConcurrentCalls", "0"}, want: "Config.MaxConcurrentCalls"},
+		{name: "command not found", args: []string{"mcp", "--upstream", "files=/nonexistent/server"}, want: `coderun mcp: starting upstream "files": `},
+		{name: "not an MCP server", args: []string{"mcp", "--upstream", "files=true"}, want: `coderun mcp: starting upstream "files": `},
+		{name: "invalid config", args: []string{"mcp", "--max-concurrent-calls", "0"}, want: "coderun mcp: coderun: --max-concurrent-calls (Config.MaxConcurrentCalls) must be positive, got 0"},
 		{name: "all interfaces without a token", args: []string{"mcp", "--http", ":0"}, want: "coderun mcp: --http :0 listens beyond loopback"},
 		{name: "bad allowed origin", args: []string{"mcp", "--http", "localhost:0", "--allowed-origin", "example.com"}, want: `coderun mcp: origin "example.com" is not of the form scheme://host[:port]`},
 		{name: "run: name not an identifier", args: []string{"run", "--upstream", "my-files=true", "-"},
