@@ -6,5 +6,6 @@
 // and fastschema/qjs, which needs an older wazero than coderun and so is a
 // module of its own, peers/fastschema: the benchmarks build it with the go
 // command and drive it as a subprocess. Only this package depends on the
-// peers. See README.md for the commands and the latest figures.
+// peers: bench/ is a Go module of its own, so that the library's module
+// does not require them. See README.md for the commands and the latest figures.
 package bench

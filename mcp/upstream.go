@@ -111,8 +111,16 @@ const commandGrace = 2 * time.Second
 // reads like an error, if any (for a death: written since it started
 // serving; its last line is usually unrelated, such as a startup banner).
 func NewCommandUpstream(name string, argv []string, stderr io.Writer, logger *slog.Logger) *Upstream {
+	return NewCommandUpstreamEnv(name, argv, nil, stderr, logger)
+}
+
+// NewCommandUpstreamEnv is NewCommandUpstream with env, "KEY=value" entries,
+// as the process's environment (as exec.Cmd.Env: nil inherits this
+// process's).
+func NewCommandUpstreamEnv(name string, argv, env []string, stderr io.Writer, logger *slog.Logger) *Upstream {
 	tail := &stderrTail{prefix: "[" + name + "] ", out: stderr}
 	argv = append([]string(nil), argv...)
+	env = slices.Clone(env)
 	u := NewUpstream(name, func(ctx context.Context) (sdk.Transport, error) {
 		if len(argv) == 0 {
 			return nil, errors.New("empty command")
@@ -120,6 +128,7 @@ func NewCommandUpstream(name string, argv []string, stderr io.Writer, logger *sl
 		// Not exec.CommandContext: the process must outlive the ctx of the
 		// run that (re)started it.
 		cmd := exec.Command(argv[0], argv[1:]...)
+		cmd.Env = env
 		tail.reset()
 		cmd.Stderr = tail
 		return &sdk.CommandTransport{Command: cmd, TerminateDuration: commandGrace}, nil

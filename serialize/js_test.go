@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/coderun/coderun/internal/testenv"
 )
 
 // evalJS evaluates a complete guest program (the factory, then a case body;
@@ -185,7 +187,7 @@ func nodeEvalJS(t *testing.T, src string) string {
 	t.Helper()
 	nodeOnce.Do(func() { node, nodeErr = startNode() })
 	if nodeErr != nil {
-		t.Skipf("node not available: %v", nodeErr)
+		testenv.Missing(t, "this test compares with Node.js, which could not be started: %v; install Node.js 20 or later", nodeErr)
 	}
 	req, err := json.Marshal(map[string]string{"src": src})
 	if err != nil {

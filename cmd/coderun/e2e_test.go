@@ -24,6 +24,8 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
+
+	"github.com/coderun/coderun/internal/testenv"
 )
 
 // The official TypeScript SDK client and the filesystem server, pinned;
@@ -32,25 +34,19 @@ const (
 	tsSDKVersion      = "1.32.2"
 	filesystemVersion = "2026.8.31"
 	npmDir            = "../../.cache/npm" // relative to this package
-	requireNodeEnv    = "CODERUN_REQUIRE_NODE"
 )
 
 // npmPackage returns the directory of an installed npm package at version.
 // When it (or node) is missing the test is skipped, saying how to install
-// it, unless $CODERUN_REQUIRE_NODE is 1 (scripts/test sets it): then it
-// fails.
+// it, or fails (see testenv.Missing).
 func npmPackage(t *testing.T, name, version string) string {
 	t.Helper()
 	missing := func(format string, args ...any) {
-		msg := fmt.Sprintf(format, args...) + fmt.Sprintf("; install it with\n\n\tnpm install --prefix .cache/npm --save-exact %s@%s\n\nfrom the repository root (scripts/test does this)", name, version)
-		if os.Getenv(requireNodeEnv) == "1" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
+		t.Helper()
+		testenv.Missing(t, format+"; install it with\n\n\tnpm install --prefix .cache/npm --save-exact %s@%s\n\nfrom the repository root (scripts/test does this)",
+			append(args, name, version)...)
 	}
-	if _, err := exec.LookPath("node"); err != nil {
-		missing("node is needed to run %s: %v", name, err)
-	}
+	testenv.Node(t)
 	dir, err := filepath.Abs(filepath.Join(npmDir, "node_modules", name))
 	require.NoError(t, err)
 	b, err := os.ReadFile(filepath.Join(dir, "package.json"))

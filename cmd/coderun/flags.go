@@ -7,28 +7,229 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"os"
+	"reflect"
+	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/coderun/coderun"
 	"github.com/coderun/coderun/mcp"
 )
 
-// registerConfigFlags registers every coderun.Config field on fs as a flag
-// of the same name, defaulting to cfg's current values and parsed into cfg.
-// `coderun run` and `coderun mcp` share it, so their flags cannot drift.
+// configUsage is the help text of the flag of each coderun.Config field,
+// written here only (flags_test.go checks that it covers exactly Config's
+// fields). printFlags names the form of the value (DURATION, SIZE, N).
+var configUsage = map[string]string{
+	"Fuel":               "deterministic compute budget of a run, in fuel units",
+	"ComputeTime":        "a run's busy-time budget; time spent waiting on bindings and timers is not charged",
+	"WallTime":           "wall-clock ceiling of a run",
+	"MemoryBytes":        "memory of a run: the guest's linear memory plus what the host holds for it (4MiB to 4GiB)",
+	"MaxOutputBytes":     "cap on a run's logs plus its value, as compact JSON in UTF-8",
+	"MaxConcurrentCalls": "binding calls a run may have in flight; later calls wait their turn",
+	"MaxProgramBytes":    "cap on a program's source text",
+	"MaxArgumentBytes":   "cap on one binding call's argument, as JSON text",
+	"CacheDir":           "`DIR` caching the compiled QuickJS module and snapshot between processes (\"\" disables the cache)",
+	"Prewarm":            "instances kept instantiated ahead of time (0 disables the pool)",
+}
+
+// flagName is the flag of the Config field field: its name in kebab case,
+// without the suffix Bytes, since sizes take units (WallTime → wall-time,
+// MemoryBytes → memory, MaxOutputBytes → max-output).
+func flagName(field string) string {
+	field = strings.TrimSuffix(field, "Bytes")
+	var b strings.Builder
+	for i, r := range field {
+		if unicode.IsUpper(r) {
+			if i > 0 {
+				b.WriteByte('-')
+			}
+			r = unicode.ToLower(r)
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// registerConfigFlags registers a flag for every coderun.Config field on fs
+// (named by flagName), defaulting to cfg's current values and parsed into
+// cfg. `coderun run` and `coderun mcp` share it, so their flags cannot
+// drift from Config or from each other. A field of a type no flag parses
+// is a programming error: it panics (and so does the drift test).
 func registerConfigFlags(fs *flag.FlagSet, cfg *coderun.Config) {
-	fs.Uint64Var(&cfg.Fuel, "Fuel", cfg.Fuel, "deterministic compute budget, in fuel units")
-	fs.DurationVar(&cfg.ComputeTime, "ComputeTime", cfg.ComputeTime, "guest busy-time budget")
-	fs.DurationVar(&cfg.WallTime, "WallTime", cfg.WallTime, "wall-clock ceiling for the run")
-	fs.Int64Var(&cfg.MemoryBytes, "MemoryBytes", cfg.MemoryBytes, "cap on the guest's linear memory, in bytes")
-	fs.Int64Var(&cfg.MaxOutputBytes, "MaxOutputBytes", cfg.MaxOutputBytes, "cap on logs plus value, in bytes")
-	fs.IntVar(&cfg.MaxConcurrentCalls, "MaxConcurrentCalls", cfg.MaxConcurrentCalls, "binding calls in flight per run")
-	fs.Int64Var(&cfg.MaxProgramBytes, "MaxProgramBytes", cfg.MaxProgramBytes, "cap on a program's source text, in bytes")
-	fs.Int64Var(&cfg.MaxArgumentBytes, "MaxArgumentBytes", cfg.MaxArgumentBytes, "cap on one binding call's argument as JSON text, in bytes")
-	fs.StringVar(&cfg.CacheDir, "CacheDir", cfg.CacheDir, `cache of the compiled QuickJS module and snapshot ("" disables it)`)
-	fs.IntVar(&cfg.Prewarm, "Prewarm", cfg.Prewarm, "instances kept instantiated ahead of time (0 disables the pool)")
+	v := reflect.ValueOf(cfg).Elem()
+	for i := range v.NumField() {
+		name, field := v.Type().Field(i).Name, v.Field(i)
+		if !field.CanInt() && !field.CanUint() && field.Kind() != reflect.String {
+			panic(fmt.Sprintf("Config.%s is a %s, which no flag parses: teach fieldValue", name, field.Type()))
+		}
+		fv := fieldValue{v: field, size: strings.HasSuffix(name, "Bytes") && field.CanInt()}
+		fs.Var(fv, flagName(name), configUsage[name])
+	}
+}
+
+// fieldValue is the flag.Value of one Config field.
+type fieldValue struct {
+	v    reflect.Value // the field, addressable
+	size bool          // a size in bytes, which takes units
+}
+
+var durationType = reflect.TypeFor[time.Duration]()
+
+// placeholder names the form of the field's value in the usage.
+func (f fieldValue) placeholder() string {
+	switch {
+	case f.v.Type() == durationType:
+		return "DURATION"
+	case f.size:
+		return "SIZE"
+	case f.v.CanInt() || f.v.CanUint():
+		return "N"
+	}
+	return "VALUE"
+}
+
+// unitsNote follows the flags of a command that has the Config flags.
+const unitsNote = `
+A DURATION is written as in Go: 500ms, 30s, 1m30s, 2h. A SIZE is a number of
+bytes, or a number with the unit B, KiB, MiB or GiB (1024-based): 65536,
+64KiB, 64MiB, 1GiB. Every flag may be spelled with - or --.
+`
+
+// printFlags writes the flags of fs to w, GNU style (--name VALUE), with
+// their usage and their defaults when not zero.
+func printFlags(w io.Writer, fs *flag.FlagSet) {
+	fs.VisitAll(func(f *flag.Flag) {
+		name, usage := flag.UnquoteUsage(f)
+		if fv, ok := f.Value.(fieldValue); ok && name == "value" {
+			name = fv.placeholder()
+		}
+		fmt.Fprintf(w, "  --%s", f.Name)
+		if name != "" {
+			fmt.Fprintf(w, " %s", name)
+		}
+		fmt.Fprintf(w, "\n    \t%s", usage)
+		switch f.DefValue {
+		case "", "0", "0s", "false":
+		default:
+			fmt.Fprintf(w, " (default %s)", f.DefValue)
+		}
+		fmt.Fprintln(w)
+	})
+}
+
+// String implements flag.Value: durations as time.Duration prints them,
+// sizes in the largest binary unit that divides them.
+func (f fieldValue) String() string {
+	switch {
+	case !f.v.IsValid():
+		return "" // the zero Value, made by flag.PrintDefaults
+	case f.v.Type() == durationType:
+		return time.Duration(f.v.Int()).String()
+	case f.size:
+		return formatSize(f.v.Int())
+	case f.v.CanInt():
+		return strconv.FormatInt(f.v.Int(), 10)
+	case f.v.CanUint():
+		return strconv.FormatUint(f.v.Uint(), 10)
+	}
+	return f.v.String()
+}
+
+// Set implements flag.Value.
+func (f fieldValue) Set(s string) error {
+	switch {
+	case f.v.Type() == durationType:
+		d, err := time.ParseDuration(s)
+		if err != nil {
+			return fmt.Errorf("not a duration such as 30s, 1m30s or 500ms")
+		}
+		f.v.SetInt(int64(d))
+	case f.size:
+		n, err := parseSize(s)
+		if err != nil {
+			return err
+		}
+		f.v.SetInt(n)
+	case f.v.CanInt():
+		n, err := strconv.ParseInt(s, 10, f.v.Type().Bits())
+		if err != nil {
+			return errors.New("not a whole number")
+		}
+		f.v.SetInt(n)
+	case f.v.CanUint():
+		n, err := strconv.ParseUint(s, 10, f.v.Type().Bits())
+		if err != nil {
+			return errors.New("not a whole number of at least 0")
+		}
+		f.v.SetUint(n)
+	default:
+		f.v.SetString(s)
+	}
+	return nil
+}
+
+// sizeUnit is a unit of size, such as MiB.
+type sizeUnit struct {
+	name  string
+	bytes int64
+}
+
+// sizeUnits are the units a size may have, largest first. Decimal units
+// (KB, MB, GB) are refused rather than guessed at.
+var sizeUnits = []sizeUnit{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}, {"B", 1}}
+
+// parseSize parses a size: a whole number of bytes, optionally followed
+// by one of sizeUnits (in any case, optionally after a space).
+func parseSize(s string) (int64, error) {
+	digits := strings.TrimLeft(s, "0123456789")
+	num, unit := s[:len(s)-len(digits)], strings.TrimSpace(digits)
+	if num == "" {
+		return 0, errors.New("not a size such as 65536, 64KiB, 64MiB or 1GiB")
+	}
+	mult := int64(1)
+	if unit != "" {
+		i := slices.IndexFunc(sizeUnits, func(u sizeUnit) bool { return strings.EqualFold(u.name, unit) })
+		if i < 0 {
+			return 0, fmt.Errorf("unknown unit %q: sizes take B, KiB, MiB or GiB (1024-based; KB, MB and GB are not accepted)", unit)
+		}
+		mult = sizeUnits[i].bytes
+	}
+	n, err := strconv.ParseInt(num, 10, 64)
+	if err != nil || n > math.MaxInt64/mult {
+		return 0, fmt.Errorf("%s is too large", s)
+	}
+	return n * mult, nil
+}
+
+// formatSize writes n in the largest unit of sizeUnits that divides it.
+func formatSize(n int64) string {
+	for _, u := range sizeUnits {
+		if n != 0 && n%u.bytes == 0 && u.bytes > 1 {
+			return strconv.FormatInt(n/u.bytes, 10) + u.name
+		}
+	}
+	return strconv.FormatInt(n, 10)
+}
+
+// fieldPattern matches the name of a Config field in an error message.
+var fieldPattern = regexp.MustCompile(`\bConfig\.([A-Z][A-Za-z]*)`)
+
+// flagError rewrites an error of coderun.New for the command line: each
+// Config.Field it names becomes --flag (Config.Field).
+func flagError(err error) error {
+	msg := fieldPattern.ReplaceAllStringFunc(err.Error(), func(m string) string {
+		field := strings.TrimPrefix(m, "Config.")
+		if _, ok := configUsage[field]; !ok {
+			return m
+		}
+		return "--" + flagName(field) + " (" + m + ")"
+	})
+	return errors.New(msg)
 }
 
 // upstreamSpec is one --upstream NAME=COMMAND.
@@ -67,15 +268,35 @@ func (u *upstreamFlags) Set(v string) error {
 	return nil
 }
 
-// upstreams makes the upstreams of u and checks their names; it starts
-// nothing. Each upstream's stderr will be copied to stderr, line by line,
-// prefixed with its name. The error names the offending flag.
-func (u upstreamFlags) upstreams(stderr io.Writer, logger *slog.Logger) ([]*mcp.Upstream, error) {
-	ups := make([]*mcp.Upstream, len(u))
-	for i, s := range u {
-		ups[i] = mcp.NewCommandUpstream(s.name, s.argv, stderr, logger)
-		if err := mcp.CheckNames(ups[:i+1]); err != nil {
-			return nil, fmt.Errorf("--upstream %s: %w", s.flag, err)
+// upstreamSources are the flags that give upstreams: --config files, then
+// --upstream specs.
+type upstreamSources struct {
+	configs configFiles
+	specs   upstreamFlags
+}
+
+// register registers --config and --upstream on fs.
+func (s *upstreamSources) register(fs *flag.FlagSet) {
+	fs.Var(&s.configs, "config", configUsageText)
+	fs.Var(&s.specs, "upstream", upstreamUsage)
+}
+
+// upstreams makes the upstreams of the --config files, then of the
+// --upstream flags, and checks their names; it starts nothing. Each command
+// upstream's stderr will be copied to stderr, line by line, prefixed with
+// its name. The error names the offending flag.
+func (s *upstreamSources) upstreams(stderr io.Writer, logger *slog.Logger) ([]*mcp.Upstream, error) {
+	ups, err := s.configs.upstreams(stderr, logger)
+	if err != nil {
+		return nil, err
+	}
+	if err := mcp.CheckNames(ups); err != nil {
+		return nil, fmt.Errorf("--config: %w", err)
+	}
+	for _, spec := range s.specs {
+		ups = append(ups, mcp.NewCommandUpstream(spec.name, spec.argv, stderr, logger))
+		if err := mcp.CheckNames(ups); err != nil {
+			return nil, fmt.Errorf("--upstream %s: %w", spec.flag, err)
 		}
 	}
 	return ups, nil
@@ -85,7 +306,7 @@ func (u upstreamFlags) upstreams(stderr io.Writer, logger *slog.Logger) ([]*mcp.
 func startUpstreams(ctx context.Context, ups []*mcp.Upstream) error {
 	if err := mcp.StartAll(ctx, ups); err != nil {
 		_ = mcp.CloseAll(ups)
-		return fmt.Errorf("--upstream: %w", err)
+		return err
 	}
 	return nil
 }

@@ -1,11 +1,13 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"io"
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -15,7 +17,9 @@ import (
 	"github.com/coderun/coderun/mcp"
 )
 
-// Every Config field is a flag of the same name, and the flags set it.
+// The drift test: every Config field has exactly one flag, named by the
+// rule, whose help text is the field's entry of configUsage, and the flags
+// set every field.
 func TestConfigFlags(t *testing.T) {
 	cfg := coderun.DefaultConfig()
 	fs := flag.NewFlagSet("test", flag.ContinueOnError)
@@ -23,17 +27,132 @@ func TestConfigFlags(t *testing.T) {
 	registerConfigFlags(fs, &cfg)
 
 	fields := reflect.TypeFor[coderun.Config]()
+	require.Len(t, configUsage, fields.NumField(), "configUsage has an entry per Config field, no more")
+	names := map[string]bool{}
 	for i := range fields.NumField() {
-		require.NotNil(t, fs.Lookup(fields.Field(i).Name), "Config.%s has no flag", fields.Field(i).Name)
+		field := fields.Field(i).Name
+		f := fs.Lookup(flagName(field))
+		require.NotNil(t, f, "Config.%s has no flag", field)
+		require.False(t, names[f.Name], "two fields have the flag --%s", f.Name)
+		names[f.Name] = true
+		require.NotEmpty(t, configUsage[field], "Config.%s has no help text", field)
+		require.Equal(t, configUsage[field], f.Usage)
 	}
-	var names []string
-	fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
-	require.Len(t, names, fields.NumField())
+	var all []string
+	fs.VisitAll(func(f *flag.Flag) { all = append(all, f.Name) })
+	require.Len(t, all, fields.NumField())
 
-	require.NoError(t, fs.Parse([]string{"--Fuel", "7", "--ComputeTime", "3s", "--WallTime", "4s", "--MemoryBytes", "8388608",
-		"--MaxOutputBytes", "99", "--MaxConcurrentCalls", "5", "--MaxProgramBytes", "1000", "--MaxArgumentBytes", "2000", "--CacheDir", "", "--Prewarm", "2"}))
+	require.NoError(t, fs.Parse([]string{"--fuel", "7", "--compute-time", "3s", "-wall-time", "4s", "--memory", "8MiB",
+		"--max-output", "99", "--max-concurrent-calls", "5", "--max-program", "1KiB", "--max-argument=2000B", "--cache-dir", "", "--prewarm", "2"}))
 	require.Equal(t, coderun.Config{Fuel: 7, ComputeTime: 3 * time.Second, WallTime: 4 * time.Second, MemoryBytes: 8 << 20,
-		MaxOutputBytes: 99, MaxConcurrentCalls: 5, MaxProgramBytes: 1000, MaxArgumentBytes: 2000, CacheDir: "", Prewarm: 2}, cfg)
+		MaxOutputBytes: 99, MaxConcurrentCalls: 5, MaxProgramBytes: 1024, MaxArgumentBytes: 2000, CacheDir: "", Prewarm: 2}, cfg)
+}
+
+func TestFlagName(t *testing.T) {
+	for field, want := range map[string]string{
+		"Fuel": "fuel", "WallTime": "wall-time", "MemoryBytes": "memory", "MaxOutputBytes": "max-output",
+		"MaxConcurrentCalls": "max-concurrent-calls", "CacheDir": "cache-dir",
+	} {
+		require.Equal(t, want, flagName(field), field)
+	}
+}
+
+// The flags of the two commands that run programs have the same Config
+// flags, with the same defaults.
+func TestConfigFlagsShared(t *testing.T) {
+	defaults := func(c *command) map[string]string {
+		m := map[string]string{}
+		c.fs.VisitAll(func(f *flag.Flag) {
+			if _, ok := f.Value.(fieldValue); ok {
+				m[f.Name] = f.DefValue
+			}
+		})
+		return m
+	}
+	runFlags := defaults(newRunCommand(&runOptions{cfg: coderun.DefaultConfig()}))
+	require.Len(t, runFlags, reflect.TypeFor[coderun.Config]().NumField())
+	require.Equal(t, runFlags, defaults(newMCPCommand(&mcpOptions{cfg: coderun.DefaultConfig()})))
+	require.Equal(t, "64MiB", runFlags["max-output"])
+	require.Equal(t, "10m0s", runFlags["wall-time"])
+}
+
+func TestSizes(t *testing.T) {
+	tests := []struct {
+		in      string
+		want    int64
+		wantErr string
+	}{
+		{in: "0", want: 0},
+		{in: "65536", want: 65536},
+		{in: "100B", want: 100},
+		{in: "64KiB", want: 64 << 10},
+		{in: "64MiB", want: 64 << 20},
+		{in: "64 MiB", want: 64 << 20},
+		{in: "64mib", want: 64 << 20},
+		{in: "4GiB", want: 4 << 30},
+		{in: "8589934591GiB", want: 8589934591 << 30},
+		{in: "8589934592GiB", wantErr: "8589934592GiB is too large"},
+		{in: "99999999999999999999", wantErr: "too large"},
+		{in: "64MB", wantErr: `unknown unit "MB": sizes take B, KiB, MiB or GiB (1024-based; KB, MB and GB are not accepted)`},
+		{in: "64M", wantErr: `unknown unit "M"`},
+		{in: "1.5MiB", wantErr: `unknown unit ".5MiB"`},
+		{in: "MiB", wantErr: "not a size such as 65536, 64KiB, 64MiB or 1GiB"},
+		{in: "-1", wantErr: "not a size"},
+		{in: "", wantErr: "not a size"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.in, func(t *testing.T) {
+			got, err := parseSize(tc.in)
+			if tc.wantErr != "" {
+				require.ErrorContains(t, err, tc.wantErr)
+				return
+			}
+			require.NoError(t, err)
+			require.Equal(t, tc.want, got)
+			require.Equal(t, got, must(parseSize(formatSize(got))), "formatSize round trips")
+		})
+	}
+	require.Equal(t, "256MiB", formatSize(256<<20))
+	require.Equal(t, "1GiB", formatSize(1<<30))
+	require.Equal(t, "1536KiB", formatSize(1536<<10))
+	require.Equal(t, "1000", formatSize(1000))
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
+// A bad value names the flag and what it wants.
+func TestConfigFlagErrors(t *testing.T) {
+	tests := []struct{ args, want string }{
+		{"--wall-time 30", `invalid value "30" for flag -wall-time: not a duration such as 30s, 1m30s or 500ms`},
+		{"--memory 64MB", `invalid value "64MB" for flag -memory: unknown unit "MB": sizes take B, KiB, MiB or GiB (1024-based; KB, MB and GB are not accepted)`},
+		{"--fuel -1", `invalid value "-1" for flag -fuel: not a whole number of at least 0`},
+		{"--max-concurrent-calls many", `invalid value "many" for flag -max-concurrent-calls: not a whole number`},
+		{"--WallTime 5s", "flag provided but not defined: -WallTime"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.args, func(t *testing.T) {
+			cfg := coderun.DefaultConfig()
+			fs := flag.NewFlagSet("test", flag.ContinueOnError)
+			fs.SetOutput(io.Discard)
+			registerConfigFlags(fs, &cfg)
+			require.EqualError(t, fs.Parse(strings.Fields(tc.args)), tc.want)
+		})
+	}
+}
+
+// coderun.New's errors name the flag besides the field.
+func TestFlagError(t *testing.T) {
+	cfg := coderun.DefaultConfig()
+	cfg.MaxOutputBytes = 2
+	_, err := coderun.New(cfg)
+	require.Error(t, err)
+	require.EqualError(t, flagError(err), "coderun: --max-output (Config.MaxOutputBytes) must be at least 4, got 2")
+	require.EqualError(t, flagError(errors.New("Config.Nope and Config.WallTime")), "Config.Nope and --wall-time (Config.WallTime)")
 }
 
 func TestUpstreamFlags(t *testing.T) {

@@ -1,24 +1,31 @@
 // Command coderun runs a TypeScript or JavaScript program in coderun's wasm
-// sandbox and prints its Result as JSON.
+// sandbox and prints its Result as JSON, or serves the same as an MCP tool.
 //
 //	coderun run [flags] FILE   (FILE "-" reads standard input)
-//	coderun mcp [flags] --upstream NAME=COMMAND ...   (an MCP server; see mcp.go)
+//	coderun mcp [flags]        (an MCP server; see mcp.go)
+//	coderun version
+//	coderun help [COMMAND]
 //
-// With --upstream NAME=COMMAND (repeatable), run binds the tools of the MCP
-// server COMMAND as the namespace NAME, as coderun mcp does.
+// The budgets of a run are flags derived from coderun.Config (--wall-time
+// 30s, --memory 64MiB, …; see flags.go). Upstream MCP servers are given
+// with --upstream NAME=COMMAND or --config FILE (the mcpServers file of MCP
+// clients); run binds their tools as namespaces, as mcp does.
 //
-// Exit status: 0 when the program succeeded, 1 when Result.Error is set, 2 on
-// misuse (bad flags, unreadable file, invalid configuration).
+// Exit status: 0 when the program succeeded (and for help), 1 when
+// Result.Error is set, 2 on misuse (an unknown command, bad flags, an
+// unreadable file, an invalid configuration).
 package main
 
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 
 	"github.com/coderun/coderun"
 	"github.com/coderun/coderun/mcp"
@@ -28,69 +35,179 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
-const usage = `usage: coderun run [flags] FILE
-       coderun mcp [flags] --upstream NAME=COMMAND ...   (coderun mcp -h for its flags)
+// usage is the top-level usage.
+const usage = `coderun runs model-written TypeScript in a fresh QuickJS wasm sandbox.
+
+usage: coderun run [flags] FILE   run FILE ("-" reads standard input), print the Result as JSON
+       coderun mcp [flags]        serve run_code, with upstream MCP servers as namespaces, over MCP
+       coderun version            print the versions of coderun and of its engine
+       coderun help [COMMAND]     print this, or the usage and flags of COMMAND
+
+Run 'coderun help run' or 'coderun help mcp' for the flags, among them the
+budgets of a run (--wall-time 30s, --memory 64MiB, --max-output 1MiB, …).
+`
+
+const runUsage = `usage: coderun run [flags] FILE
 
 Runs FILE (TypeScript or JavaScript, the body of an async function; "-" reads
-standard input) in a fresh QuickJS wasm instance and prints the Result as JSON.
+standard input) in a fresh QuickJS wasm instance and prints the Result as
+JSON. With --upstream or --config, the tools of those MCP servers are
+namespaces of async functions in the program, as in coderun mcp.
+
+Exit status: 0 on success, 1 when the Result has an error, 2 on misuse.
 
 Flags:
 `
 
+// run is the command line: it returns the exit status.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	if len(args) > 0 && args[0] == "mcp" {
-		return runMCP(args[1:], stdin, stdout, stderr)
-	}
-	if len(args) == 0 || args[0] != "run" {
+	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
 		return 2
 	}
-	cfg := coderun.DefaultConfig()
-	fs := flag.NewFlagSet("coderun run", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, usage); fs.PrintDefaults() }
-	registerConfigFlags(fs, &cfg)
-	var upstreams upstreamFlags
-	fs.Var(&upstreams, "upstream", upstreamUsage)
-	if err := fs.Parse(args[1:]); err != nil {
+	switch args[0] {
+	case "run":
+		return runRun(args[1:], stdin, stdout, stderr)
+	case "mcp":
+		return runMCP(args[1:], stdin, stdout, stderr)
+	case "version":
+		return runVersion(args[1:], stdout, stderr)
+	case "help":
+		return runHelp(args[1:], stdout, stderr)
+	case "-h", "-help", "--help":
+		fmt.Fprint(stdout, usage)
+		return 0
+	}
+	fmt.Fprintf(stderr, "coderun: unknown command %q\n\n%s", args[0], usage)
+	return 2
+}
+
+// runHelp is `coderun help [COMMAND]`.
+func runHelp(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stdout, usage)
+		return 0
+	}
+	commands := map[string]func() *command{
+		"run":     func() *command { return newRunCommand(&runOptions{cfg: coderun.DefaultConfig()}) },
+		"mcp":     func() *command { return newMCPCommand(&mcpOptions{cfg: coderun.DefaultConfig()}) },
+		"version": newVersionCommand,
+	}
+	newCmd, ok := commands[args[0]]
+	if len(args) > 1 || !ok {
+		fmt.Fprintf(stderr, "coderun help: unknown command %q\n\n%s", strings.Join(args, " "), usage)
 		return 2
 	}
-	if fs.NArg() != 1 {
-		fs.Usage()
+	newCmd().printUsage(stdout)
+	return 0
+}
+
+// command is a subcommand's flags and usage.
+type command struct {
+	fs     *flag.FlagSet
+	usage  string // the text before the flags
+	footer string // the text after them
+}
+
+// newCommand returns the command `coderun name`, with no flags yet.
+func newCommand(name, usage string) *command {
+	fs := flag.NewFlagSet("coderun "+name, flag.ContinueOnError)
+	fs.Usage = func() {} // parse prints what is needed
+	return &command{fs: fs, usage: usage}
+}
+
+// printUsage writes the usage and the flags to w.
+func (c *command) printUsage(w io.Writer) {
+	fmt.Fprint(w, c.usage)
+	printFlags(w, c.fs)
+	fmt.Fprint(w, c.footer)
+}
+
+// parse parses args. On -h or --help it writes the usage to stdout and
+// returns (0, false); on a bad flag, which the flag package has reported on
+// stderr, it adds how to get the usage and returns (2, false).
+func (c *command) parse(args []string, stdout, stderr io.Writer) (code int, ok bool) {
+	c.fs.SetOutput(stderr)
+	err := c.fs.Parse(args)
+	switch {
+	case err == nil:
+		return 0, true
+	case errors.Is(err, flag.ErrHelp):
+		c.printUsage(stdout)
+		return 0, false
+	}
+	c.misuse(stderr)
+	return 2, false
+}
+
+// misuse writes the first line of the usage to stderr, and how to get the
+// rest.
+func (c *command) misuse(stderr io.Writer) {
+	first, _, _ := strings.Cut(c.usage, "\n")
+	fmt.Fprintf(stderr, "%s\nRun '%s --help' for its flags.\n", first, c.fs.Name())
+}
+
+// runOptions are the flags of `coderun run`.
+type runOptions struct {
+	cfg       coderun.Config
+	upstreams upstreamSources
+}
+
+// newRunCommand returns `coderun run`, parsing into o.
+func newRunCommand(o *runOptions) *command {
+	c := newCommand("run", runUsage)
+	c.footer = unitsNote
+	registerConfigFlags(c.fs, &o.cfg)
+	o.upstreams.register(c.fs)
+	return c
+}
+
+// runRun is `coderun run`.
+func runRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	o := runOptions{cfg: coderun.DefaultConfig()}
+	c := newRunCommand(&o)
+	if code, ok := c.parse(args, stdout, stderr); !ok {
+		return code
+	}
+	if c.fs.NArg() != 1 {
+		fmt.Fprintf(stderr, "coderun run: want one FILE, got %d arguments\n", c.fs.NArg())
+		c.misuse(stderr)
 		return 2
 	}
-	src, err := readProgram(fs.Arg(0), stdin)
+	src, err := readProgram(c.fs.Arg(0), stdin)
 	if err != nil {
 		fmt.Fprintf(stderr, "coderun: %v\n", err)
 		return 2
 	}
-	rt, err := coderun.New(cfg)
+	ups, err := o.upstreams.upstreams(stderr, nil)
 	if err != nil {
-		fmt.Fprintf(stderr, "%v\n", err)
+		fmt.Fprintf(stderr, "coderun: %v\n", err)
+		return 2
+	}
+	rt, err := coderun.New(o.cfg)
+	if err != nil {
+		fmt.Fprintf(stderr, "%v\n", flagError(err))
 		return 2
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	var bindings []coderun.Namespace
-	if len(upstreams) > 0 {
-		ups, err := upstreams.upstreams(stderr, nil)
-		if err == nil {
-			err = startUpstreams(ctx, ups)
-		}
-		if err != nil {
-			_ = rt.Close(context.Background())
-			fmt.Fprintf(stderr, "coderun: %v\n", err)
-			return 2
-		}
-		defer func() { _ = mcp.CloseAll(ups) }()
-		bindings = mcp.Bindings(ups)
+	if err := startUpstreams(ctx, ups); err != nil {
+		_ = rt.Close(context.Background())
+		fmt.Fprintf(stderr, "coderun: %v\n", err)
+		return 2
 	}
-	res, err := rt.Run(ctx, coderun.Request{Program: src, Bindings: bindings})
+	defer func() { _ = mcp.CloseAll(ups) }()
+	res, err := rt.Run(ctx, coderun.Request{Program: src, Bindings: mcp.Bindings(ups)})
 	_ = rt.Close(context.Background())
 	if err != nil {
 		fmt.Fprintf(stderr, "coderun: %v\n", err)
 		return 2
 	}
+	return printResult(res, stdout, stderr)
+}
+
+// printResult writes res as indented JSON and returns the exit status.
+func printResult(res coderun.Result, stdout, stderr io.Writer) int {
 	enc := json.NewEncoder(stdout)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -11,7 +10,6 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
-	"runtime/debug"
 	"syscall"
 	"time"
 
@@ -19,16 +17,21 @@ import (
 	"github.com/coderun/coderun/mcp"
 )
 
-const mcpUsage = `usage: coderun mcp [flags] --upstream NAME=COMMAND [--upstream ...]
+const mcpUsage = `usage: coderun mcp [flags] [--config FILE] [--upstream NAME=COMMAND ...]
 
 Serves a Model Context Protocol server with one tool, run_code, that runs a
 TypeScript program in which every upstream MCP server is a namespace of async
-functions, one per tool (await NAME.tool({...})). The upstreams are started as
-subprocesses speaking MCP over stdio. run_code's description holds the
-TypeScript declarations of every upstream tool.
+functions, one per tool (await NAME.tool({...})). run_code's description
+holds the TypeScript declarations of every upstream tool.
+
+Upstreams come from --config FILE, the mcpServers JSON that MCP clients
+read (a "command" with "args" and "env" is started as a subprocess speaking
+MCP over stdio; a "url" with "headers" is a streamable HTTP endpoint), and
+from --upstream NAME=COMMAND. Each server's NAME is its namespace's global.
 
 The server speaks MCP over standard input and output, or over streamable HTTP
-with --http. The Config flags set the budgets of every run.
+with --http. The budget flags (--wall-time, --memory, …) set the budgets of
+every run.
 
 Over HTTP, requests from a browser origin other than a loopback one get 403
 unless the origin is allowed with --allowed-origin. With --token-file FILE (or
@@ -42,53 +45,67 @@ cancels them.
 Flags:
 `
 
+// mcpOptions are the flags of `coderun mcp`.
+type mcpOptions struct {
+	cfg       coderun.Config
+	upstreams upstreamSources
+	httpAddr  string
+	http      httpFlags
+	logUsage  bool
+}
+
+// newMCPCommand returns `coderun mcp`, parsing into o.
+func newMCPCommand(o *mcpOptions) *command {
+	c := newCommand("mcp", mcpUsage)
+	c.footer = unitsNote
+	o.upstreams.register(c.fs)
+	c.fs.StringVar(&o.httpAddr, "http", "", "serve streamable HTTP on `ADDR` (for example localhost:8080) instead of stdio")
+	o.http.register(c.fs)
+	c.fs.BoolVar(&o.logUsage, "log-usage", false, "log what each run cost (fuel, times, peak memory, calls, log bytes) to standard error")
+	registerConfigFlags(c.fs, &o.cfg)
+	return c
+}
+
 // runMCP is `coderun mcp`. It returns the exit status: 0 when the client
-// disconnected or the process was interrupted, 1 when serving failed, 2 on
-// misuse (bad flags, an upstream name that cannot be a binding, an upstream
-// that cannot be started, an invalid configuration).
+// disconnected or the process was interrupted (or for --help), 1 when
+// serving failed, 2 on misuse (bad flags, an unreadable --config file, an
+// upstream name that cannot be a binding, an upstream that cannot be
+// started, an invalid configuration).
 func runMCP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	cfg := coderun.DefaultConfig()
-	fs := flag.NewFlagSet("coderun mcp", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, mcpUsage); fs.PrintDefaults() }
-	var upstreams upstreamFlags
-	fs.Var(&upstreams, "upstream", upstreamUsage)
-	httpAddr := fs.String("http", "", "serve streamable HTTP on `ADDR` (for example localhost:8080) instead of stdio")
-	var hf httpFlags
-	hf.register(fs)
-	logUsage := fs.Bool("log-usage", false, "log what each run cost (fuel, times, peak memory, calls, log bytes) to standard error")
-	registerConfigFlags(fs, &cfg)
-	if err := fs.Parse(args); err != nil {
-		return 2
+	o := mcpOptions{cfg: coderun.DefaultConfig()}
+	c := newMCPCommand(&o)
+	if code, ok := c.parse(args, stdout, stderr); !ok {
+		return code
 	}
-	if fs.NArg() != 0 {
-		fs.Usage()
+	if c.fs.NArg() != 0 {
+		fmt.Fprintf(stderr, "coderun mcp: unexpected argument %q\n", c.fs.Arg(0))
+		c.misuse(stderr)
 		return 2
 	}
 	var httpOpts *mcp.HTTPOptions
-	if *httpAddr != "" {
+	if o.httpAddr != "" {
 		var err error
-		if httpOpts, err = hf.options(*httpAddr, os.Getenv); err != nil {
+		if httpOpts, err = o.http.options(o.httpAddr, os.Getenv); err != nil {
 			fmt.Fprintf(stderr, "coderun mcp: %v\n", err)
 			return 2
 		}
 	}
 	level := slog.LevelWarn
-	if *logUsage {
+	if o.logUsage {
 		level = slog.LevelInfo
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 
-	ups, err := upstreams.upstreams(stderr, logger)
+	ups, err := o.upstreams.upstreams(stderr, logger)
 	if err != nil {
 		fmt.Fprintf(stderr, "coderun mcp: %v\n", err)
 		return 2
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	rt, err := coderun.New(cfg)
+	rt, err := coderun.New(o.cfg)
 	if err != nil {
-		fmt.Fprintf(stderr, "coderun mcp: %v\n", err)
+		fmt.Fprintf(stderr, "coderun mcp: %v\n", flagError(err))
 		return 2
 	}
 	defer func() { _ = rt.Close(context.Background()) }()
@@ -97,7 +114,7 @@ func runMCP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 2
 	}
 	defer func() { _ = mcp.CloseAll(ups) }()
-	srv, err := mcp.NewServer(rt, ups, &mcp.ServerOptions{Logger: logger, Version: version(), MaxProgramBytes: cfg.MaxProgramBytes})
+	srv, err := mcp.NewServer(rt, ups, &mcp.ServerOptions{Logger: logger, Version: version(), MaxProgramBytes: o.cfg.MaxProgramBytes})
 	if err != nil {
 		fmt.Fprintf(stderr, "coderun mcp: %v\n", err)
 		return 2
@@ -109,7 +126,7 @@ func runMCP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "coderun mcp: %v\n", herr)
 			return 2
 		}
-		err = serveHTTP(ctx, *httpAddr, h, hf.shutdownGrace, stderr)
+		err = serveHTTP(ctx, o.httpAddr, h, o.http.shutdownGrace, stderr)
 	} else {
 		err = srv.Serve(ctx, srv.StdioTransport(stdin, stdout))
 	}
@@ -158,12 +175,4 @@ func serveHTTP(ctx context.Context, addr string, h *mcp.HTTPHandler, grace time.
 	}
 	<-done
 	return nil
-}
-
-// version is the module version the binary was built from, or "devel".
-func version() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
-		return bi.Main.Version
-	}
-	return "devel"
 }

@@ -18,6 +18,8 @@ import (
 	"github.com/coderun/coderun"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
+
+	"github.com/coderun/coderun/internal/testenv"
 )
 
 // The reference MCP server the end-to-end tests use as a real upstream that
@@ -30,16 +32,14 @@ const (
 
 // everythingServer returns the path of the reference server's entry point,
 // from $CODERUN_EVERYTHING_SERVER or the repository's .cache/npm. It fails
-// the test, saying how to install it, when it or node is missing: these
-// tests do not skip.
+// the test (see testenv.Missing), saying how to install it, when it or node
+// is missing.
 func everythingServer(t *testing.T) string {
 	t.Helper()
 	const install = "install it with\n\n\tnpm install --prefix .cache/npm @modelcontextprotocol/server-everything@" +
 		everythingVersion + "\n\nfrom the repository root (.ci/run does this), or set " + everythingEnv +
 		" to the path of its dist/index.js"
-	if _, err := exec.LookPath("node"); err != nil {
-		t.Fatalf("node is needed to run the reference MCP server: %v", err)
-	}
+	testenv.Node(t)
 	path := os.Getenv(everythingEnv)
 	if path == "" {
 		abs, err := filepath.Abs(filepath.Join(everythingDir, "node_modules/@modelcontextprotocol/server-everything/dist/index.js"))
@@ -48,12 +48,12 @@ func everythingServer(t *testing.T) string {
 	}
 	pkg, err := os.ReadFile(filepath.Join(filepath.Dir(path), "..", "package.json"))
 	if err != nil {
-		t.Fatalf("the reference MCP server @modelcontextprotocol/server-everything is not installed (%v); %s", err, install)
+		testenv.Missing(t, "the reference MCP server @modelcontextprotocol/server-everything is not installed (%v); %s", err, install)
 	}
 	var meta struct{ Version string }
 	require.NoError(t, json.Unmarshal(pkg, &meta))
 	if meta.Version != everythingVersion {
-		t.Fatalf("the reference MCP server at %s is version %s, the tests expect %s; %s", path, meta.Version, everythingVersion, install)
+		testenv.Missing(t, "the reference MCP server at %s is version %s, the tests expect %s; %s", path, meta.Version, everythingVersion, install)
 	}
 	return path
 }
@@ -74,6 +74,10 @@ var built struct {
 }
 
 func TestMain(m *testing.M) {
+	if os.Getenv(envServerEnv) == "1" {
+		serveEnvServer() // this process is an upstream of a test
+		return
+	}
 	code := m.Run()
 	if built.dir != "" {
 		_ = os.RemoveAll(built.dir)
@@ -147,7 +151,7 @@ func TestMCPCommand(t *testing.T) {
 	bin := buildCoderun(t)
 
 	t.Run("stdio with the reference server", func(t *testing.T) {
-		cs := connect(t, bin, "mcp", "--upstream", upstream, "--ComputeTime", "2s")
+		cs := connect(t, bin, "mcp", "--upstream", upstream, "--compute-time", "2s")
 
 		tools, err := cs.ListTools(context.Background(), nil)
 		require.NoError(t, err)
@@ -274,9 +278,9 @@ func TestMCPMisuse(t *testing.T) {
 			want: `coderun mcp: --upstream my-files=true: upstream "my-files": coderun: invalid binding declaration: binding global "my-files" is not a usable identifier`},
 		{name: "reserved name", args: []string{"mcp", "--upstream", "console=true"}, want: `--upstream console=true: upstream "console"`},
 		{name: "duplicate name", args: []string{"mcp", "--upstream", "a=true", "--upstream", "a=false"}, want: `--upstream a=false: upstream "a": coderun: invalid binding declaration: duplicate binding global "a"`},
-		{name: "command not found", args: []string{"mcp", "--upstream", "files=/nonexistent/server"}, want: `coderun mcp: --upstream: starting upstream "files": `},
-		{name: "not an MCP server", args: []string{"mcp", "--upstream", "files=true"}, want: `coderun mcp: --upstream: starting upstream "files": `},
-		{name: "invalid config", args: []string{"mcp", "--MaxConcurrentCalls", "0"}, want: "Config.MaxConcurrentCalls"},
+		{name: "command not found", args: []string{"mcp", "--upstream", "files=/nonexistent/server"}, want: `coderun mcp: starting upstream "files": `},
+		{name: "not an MCP server", args: []string{"mcp", "--upstream", "files=true"}, want: `coderun mcp: starting upstream "files": `},
+		{name: "invalid config", args: []string{"mcp", "--max-concurrent-calls", "0"}, want: "coderun mcp: coderun: --max-concurrent-calls (Config.MaxConcurrentCalls) must be positive, got 0"},
 		{name: "all interfaces without a token", args: []string{"mcp", "--http", ":0"}, want: "coderun mcp: --http :0 listens beyond loopback"},
 		{name: "bad allowed origin", args: []string{"mcp", "--http", "localhost:0", "--allowed-origin", "example.com"}, want: `coderun mcp: origin "example.com" is not of the form scheme://host[:port]`},
 		{name: "run: name not an identifier", args: []string{"run", "--upstream", "my-files=true", "-"},

@@ -2,11 +2,15 @@ package main
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/coderun/coderun/wasm"
 )
 
 func TestRunCommand(t *testing.T) {
@@ -24,11 +28,16 @@ func TestRunCommand(t *testing.T) {
 			value: `{"revenue":510.5,"top":"linus","byCustomer":{"ada":120.5,"grace":80,"linus":310}}`, logs: []string{"live orders 3"}},
 		{name: "stdin", args: []string{"run", "-"}, stdin: `console.log("hi"); return [1, "two"]`, code: 0, value: `[1,"two"]`, logs: []string{"hi"}},
 		{name: "failure", args: []string{"run", "-"}, stdin: `throw new TypeError("nope")`, code: 1, kind: "exception"},
-		{name: "budget flag", args: []string{"run", "-Fuel", "100000", "-"}, stdin: `for(;;){}`, code: 1, kind: "timeout"},
+		{name: "budget flag", args: []string{"run", "--fuel", "100000", "-"}, stdin: `for(;;){}`, code: 1, kind: "timeout"},
+		{name: "size flag", args: []string{"run", "-max-output", "1KiB", "-"}, stdin: `console.log("x".repeat(2000))`, code: 1, kind: "output-limit"},
 		{name: "no subcommand", args: nil, code: 2, stderrHa: "usage"},
 		{name: "missing file", args: []string{"run", "/nonexistent/prog.ts"}, code: 2, stderrHa: "no such file"},
-		{name: "bad flag", args: []string{"run", "-Bogus", "1", "x.ts"}, code: 2, stderrHa: "Bogus"},
-		{name: "invalid config", args: []string{"run", "-MaxOutputBytes", "2", "-"}, stdin: "return 1", code: 2, stderrHa: "Config.MaxOutputBytes"},
+		{name: "bad flag", args: []string{"run", "-Bogus", "1", "x.ts"}, code: 2, stderrHa: "flag provided but not defined: -Bogus\nusage: coderun run [flags] FILE\nRun 'coderun run --help' for its flags."},
+		{name: "old flag spelling", args: []string{"run", "-WallTime", "5s", "x.ts"}, code: 2, stderrHa: "flag provided but not defined: -WallTime"},
+		{name: "two files", args: []string{"run", "a.ts", "b.ts"}, code: 2, stderrHa: "coderun run: want one FILE, got 2 arguments"},
+		{name: "invalid config", args: []string{"run", "--max-output", "2", "-"}, stdin: "return 1", code: 2,
+			stderrHa: "coderun: --max-output (Config.MaxOutputBytes) must be at least 4, got 2"},
+		{name: "unknown command", args: []string{"runn", "x.ts"}, code: 2, stderrHa: "coderun: unknown command \"runn\"\n\ncoderun runs"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -57,4 +66,63 @@ func TestRunCommand(t *testing.T) {
 			}
 		})
 	}
+}
+
+// Help goes to standard output with status 0; misuse to standard error with
+// status 2.
+func TestHelp(t *testing.T) {
+	tests := []struct {
+		args   []string
+		code   int
+		stdout []string // substrings, in order
+		stderr string
+	}{
+		{args: []string{"--help"}, stdout: []string{"usage: coderun run [flags] FILE", "coderun help [COMMAND]"}},
+		{args: []string{"-h"}, stdout: []string{"usage: coderun run"}},
+		{args: []string{"help"}, stdout: []string{"usage: coderun run"}},
+		{args: []string{"help", "run"}, stdout: []string{"usage: coderun run [flags] FILE", "--memory SIZE", "(default 256MiB)", "--wall-time DURATION", "(default 10m0s)", "A SIZE is"}},
+		{args: []string{"run", "--help"}, stdout: []string{"usage: coderun run [flags] FILE", "--max-output SIZE"}},
+		{args: []string{"run", "-h", "x.ts"}, stdout: []string{"usage: coderun run"}},
+		{args: []string{"help", "mcp"}, stdout: []string{"usage: coderun mcp", "--config FILE", "--http ADDR", "--max-concurrent-calls N", "--upstream NAME=COMMAND"}},
+		{args: []string{"mcp", "--help"}, stdout: []string{"usage: coderun mcp"}},
+		{args: []string{"help", "version"}, stdout: []string{"usage: coderun version"}},
+		{args: []string{"version", "-h"}, stdout: []string{"usage: coderun version"}},
+		{args: nil, code: 2, stderr: "usage: coderun run"},
+		{args: []string{"help", "bogus"}, code: 2, stderr: `coderun help: unknown command "bogus"`},
+		{args: []string{"help", "run", "mcp"}, code: 2, stderr: `coderun help: unknown command "run mcp"`},
+		{args: []string{"bogus"}, code: 2, stderr: `coderun: unknown command "bogus"`},
+		{args: []string{"version", "extra"}, code: 2, stderr: `coderun version: unexpected argument "extra"`},
+	}
+	for _, tc := range tests {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			code := run(tc.args, strings.NewReader(""), &stdout, &stderr)
+			require.Equal(t, tc.code, code, "stderr: %s", stderr.String())
+			if tc.code == 0 {
+				require.Empty(t, stderr.String())
+				out := stdout.String()
+				for _, s := range tc.stdout {
+					i := strings.Index(out, s)
+					require.GreaterOrEqual(t, i, 0, "stdout lacks %q:\n%s", s, stdout.String())
+					out = out[i+len(s):]
+				}
+				return
+			}
+			require.Empty(t, stdout.String())
+			require.Contains(t, stderr.String(), tc.stderr)
+		})
+	}
+}
+
+func TestVersion(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	require.Equal(t, 0, run([]string{"version"}, strings.NewReader(""), &stdout, &stderr), stderr.String())
+	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
+	require.Len(t, lines, 4, stdout.String())
+	require.Equal(t, "coderun (devel)", lines[0], "a test binary has no module version")
+	require.Equal(t, "QuickJS-NG 0.10.1", lines[1])
+	require.Equal(t, "wasm sha256 "+wasm.QuickJSSHA256, lines[2])
+	require.Regexp(t, `^go1\.\d+.* \w+/\w+$`, lines[3])
+	sum := sha256.Sum256(wasm.QuickJS())
+	require.Equal(t, wasm.QuickJSSHA256, hex.EncodeToString(sum[:]), "the printed SHA-256 is the module's")
 }

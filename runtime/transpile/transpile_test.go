@@ -11,6 +11,8 @@ import (
 
 	"github.com/evanw/esbuild/pkg/api"
 	"github.com/stretchr/testify/require"
+
+	"github.com/coderun/coderun/internal/testenv"
 )
 
 // nodeCheck asserts that node parses js (an expression) as valid JavaScript.
@@ -18,7 +20,7 @@ func nodeCheck(t *testing.T, js string) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "check.js")
 	require.NoError(t, os.WriteFile(path, []byte("const f = "+js+";\n"), 0o600))
-	out, err := exec.Command("node", "--check", path).CombinedOutput()
+	out, err := exec.Command(testenv.Node(t), "--check", path).CombinedOutput()
 	require.NoError(t, err, "node --check: %s\n%s", out, js)
 }
 
@@ -31,7 +33,7 @@ func nodeRun(t *testing.T, p *Program, params, args []string) string {
 		"e => process.stdout.write('threw: ' + e.stack));\n"
 	path := filepath.Join(t.TempDir(), "run.js")
 	require.NoError(t, os.WriteFile(path, []byte(script), 0o600))
-	out, err := exec.Command("node", path).CombinedOutput()
+	out, err := exec.Command(testenv.Node(t), path).CombinedOutput()
 	require.NoError(t, err, "node: %s\n%s", out, script)
 	return string(out)
 }
