@@ -99,7 +99,7 @@ var namesCases = []struct {
 		src:  "const é = 1\n{ const é = () => 2; return é() }",
 		want: `2`, outcome: namesKept},
 	{name: "nothing renamed",
-		src:  "const f = function g() {}; const o = { m() {}, get p() { return 1 }, [Symbol.iterator]() {} }\n" +
+		src: "const f = function g() {}; const o = { m() {}, get p() { return 1 }, [Symbol.iterator]() {} }\n" +
 			"return [f.name, o.m.name, Object.getOwnPropertyDescriptor(o, 'p').get.name, o[Symbol.iterator].name, (() => {}).name]",
 		want: `["g","m","get p","[Symbol.iterator]",""]`, outcome: namesNone},
 }
