@@ -241,3 +241,51 @@ func TestDecodeMappingsNamed(t *testing.T) {
 	_, _, _, err = parseSourceMapNamed([]byte(`{"version":3,"sources":["a"],"names":["x"],"mappings":"AAAAC"}`))
 	require.ErrorIs(t, err, errVLQ, "a name index beyond the names")
 }
+
+// TestRestoreNamesKeepsSegments: with names restored, every segment of the source map still
+// points at the code it pointed at in esbuild's output, with the same original position: the
+// same character, or the same identifier, or one whose restored name esbuild's begins with.
+func TestRestoreNamesKeepsSegments(t *testing.T) {
+	realistic, err := os.ReadFile("testdata/realistic.ts")
+	require.NoError(t, err)
+	srcs := []string{string(realistic)}
+	for _, tt := range namesCases {
+		srcs = append(srcs, tt.src)
+	}
+	for _, src := range srcs {
+		renamed, err := CompileContext(t.Context(), src, Options{keepRenamed: true})
+		require.NoError(t, err)
+		restored, err := Compile(src)
+		require.NoError(t, err)
+		require.Len(t, restored.smap.lines, len(renamed.smap.lines))
+		at := func(p *Program, line int, col int32) string {
+			text := p.lines[line+2]
+			off := int(col)
+			if line == 0 {
+				off -= p.bodyCol
+			}
+			if off < 0 {
+				return ""
+			}
+			require.LessOrEqual(t, off, len(text))
+			end := off
+			for end < len(text) && wordByte(text[end]) {
+				end++
+			}
+			if end == off && off < len(text) {
+				end++
+			}
+			return text[off:end]
+		}
+		for line, segs := range renamed.smap.lines {
+			got := restored.smap.lines[line]
+			require.Len(t, got, len(segs))
+			for i, s := range segs {
+				require.Equal(t, [2]int32{s.srcLine, s.srcCol}, [2]int32{got[i].srcLine, got[i].srcCol})
+				before, after := at(renamed, line, s.genCol), at(restored, line, got[i].genCol)
+				require.True(t, strings.HasPrefix(before, after) && after != "" || before == after,
+					"segment %d of line %d: %q became %q\n%s", i, line, before, after, restored.JS())
+			}
+		}
+	}
+}

@@ -34,6 +34,10 @@
 // expressions without side effects) must leave nothing; any statement that survives means the
 // program broke out of its function, and Compile fails.
 //
+// esbuild renames bindings that shadow others ("load" in a nested scope becomes "load2"); Compile
+// gives them back the names the program wrote, so that functions keep them in their name, stack
+// frames and the engine's messages (see names.go).
+//
 // A Program's JS keeps the wrapper's header, its directive and its closing to lines of their own;
 // the user's code, as esbuild printed it, sits on the lines between (on one line, unless template
 // literals hold line breaks).
