@@ -181,7 +181,10 @@
   // prepareStack also finishes the message of a call of a namespace member
   // that does not exist (see noteMiss).
   const OP_POSITION = 9;
-  const PROGRAM_FILE = "program.ts", PRELUDE_FILE = "coderun:prelude", MAIN_NAME = "__dsh_main__";
+  // The program's function is named MAIN_NAME once it starts (see START),
+  // a name no identifier has: a function of the program named like the
+  // wrapper's function (__dsh_main__) keeps its own name in frames.
+  const PROGRAM_FILE = "program.ts", PRELUDE_FILE = "coderun:prelude", MAIN_NAME = "<program>";
   const POSITION_SCALE = 67108864; // the host packs a position as line * 2^26 + column
   const FRAME_OTHER = 0, FRAME_PROGRAM = 1, FRAME_PRELUDE = 2;
   const ObjectHasOwn = Object.hasOwn, TypeErrorPrototype = TypeError_.prototype, Proxy_ = Proxy;
@@ -621,6 +624,7 @@
         return done(DONE_THROW, "SyntaxError: the program must be the body of one function; it closes the wrapper early");
       }
       const params = b === undefined ? [] : buildBindings(b); // undefined: no bindings
+      ObjectDefineProperty(a, "name", { __proto__: null, value: MAIN_NAME, configurable: true });
       let p;
       try { p = ReflectApply(a, undefined, params); } catch (e) { return fail(e); }
       ObjectDefineProperty(p, "constructor", { __proto__: null, value: speciesShield });

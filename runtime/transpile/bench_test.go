@@ -2,6 +2,7 @@ package transpile
 
 import (
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 )
@@ -36,6 +37,28 @@ func BenchmarkCompile(b *testing.B) {
 		if _, err := Compile(benchSource + fmt.Sprintf("// %d", i)); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkCompileRealistic compiles testdata/realistic.ts, whose shadowing bindings esbuild
+// renames: with the names restored (see names.go), and with esbuild's names, for comparison.
+func BenchmarkCompileRealistic(b *testing.B) {
+	src, err := os.ReadFile("testdata/realistic.ts")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, bb := range []struct {
+		name string
+		opts Options
+	}{{"restored", Options{}}, {"esbuild-names", Options{keepRenamed: true}}} {
+		b.Run(bb.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for i := 0; b.Loop(); i++ {
+				if _, err := CompileContext(b.Context(), string(src)+fmt.Sprintf("// %d", i), bb.opts); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"sort"
 )
 
@@ -25,23 +26,49 @@ type sourceMap struct {
 
 var errVLQ = errors.New("malformed VLQ mapping")
 
+// namedSegment is a segment that carries a name: where esbuild printed an identifier under
+// another name than the program's (see names.go). Lines are 0-based, columns 0-based UTF-16.
+type namedSegment struct {
+	genLine, genCol int32
+	srcLine, srcCol int32
+	name            int32 // index into the map's names
+}
+
 // parseSourceMap decodes the JSON text of a source map (only the fields needed here).
 func parseSourceMap(text []byte) (*sourceMap, error) {
+	sm, _, _, err := parseSourceMapNamed(text)
+	return sm, err
+}
+
+// parseSourceMapNamed decodes the JSON text of a source map and also returns its names and its
+// named segments, in the order of the mappings.
+func parseSourceMapNamed(text []byte) (*sourceMap, []string, []namedSegment, error) {
 	var raw struct {
 		Version  int      `json:"version"`
 		Sources  []string `json:"sources"`
+		Names    []string `json:"names"`
 		Mappings string   `json:"mappings"`
 	}
 	if err := json.Unmarshal(text, &raw); err != nil {
-		return nil, fmt.Errorf("source map: %w", err)
+		return nil, nil, nil, fmt.Errorf("source map: %w", err)
 	}
 	if raw.Version != 3 {
-		return nil, fmt.Errorf("source map: unsupported version %d", raw.Version)
+		return nil, nil, nil, fmt.Errorf("source map: unsupported version %d", raw.Version)
 	}
 	if len(raw.Sources) > 1 {
-		return nil, fmt.Errorf("source map: %d sources, want 1", len(raw.Sources))
+		return nil, nil, nil, fmt.Errorf("source map: %d sources, want 1", len(raw.Sources))
 	}
-	return decodeMappings(raw.Mappings)
+	var named []namedSegment
+	sm, err := decodeMappingsNamed(raw.Mappings, &named)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	for _, n := range named {
+		if int(n.name) >= len(raw.Names) {
+			return nil, nil, nil, fmt.Errorf("%w: name %d of %d", errVLQ, n.name, len(raw.Names))
+		}
+	}
+	return sm, raw.Names, named, nil
 }
 
 // base64Value maps a base64 digit to its value, or -1.
@@ -64,7 +91,11 @@ func base64Value(c byte) int {
 // decodeMappings decodes the "mappings" field: generated lines separated by ';', segments by
 // ',', each segment 1, 4 or 5 base64 VLQ fields, all relative to the previous segment (the
 // generated column restarts at 0 on every line).
-func decodeMappings(m string) (*sourceMap, error) {
+func decodeMappings(m string) (*sourceMap, error) { return decodeMappingsNamed(m, nil) }
+
+// decodeMappingsNamed decodes the "mappings" field like decodeMappings and, when named is not
+// nil, appends to it every segment that has a name.
+func decodeMappingsNamed(m string, named *[]namedSegment) (*sourceMap, error) {
 	sm := &sourceMap{lines: [][]segment{nil}}
 	var genCol, srcIdx, srcLine, srcCol, nameIdx int64
 	var fields [5]int64
@@ -101,13 +132,22 @@ func decodeMappings(m string) (*sourceMap, error) {
 			srcIdx += fields[1]
 			srcLine += fields[2]
 			srcCol += fields[3]
-			if n == 5 {
-				nameIdx += fields[4]
-			}
 			if srcIdx != 0 || srcLine < 0 || srcCol < 0 {
 				return nil, fmt.Errorf("%w: source %d line %d column %d", errVLQ, srcIdx, srcLine, srcCol)
 			}
 			seg.srcLine, seg.srcCol, seg.mapped = int32(srcLine), int32(srcCol), true
+			if n == 5 {
+				nameIdx += fields[4]
+				if nameIdx < 0 || nameIdx > math.MaxInt32 {
+					return nil, fmt.Errorf("%w: name %d", errVLQ, nameIdx)
+				}
+				if named != nil {
+					*named = append(*named, namedSegment{
+						genLine: int32(len(sm.lines) - 1), genCol: int32(genCol),
+						srcLine: seg.srcLine, srcCol: seg.srcCol, name: int32(nameIdx),
+					})
+				}
+			}
 		default:
 			return nil, fmt.Errorf("%w: segment with %d fields", errVLQ, n)
 		}

@@ -34,6 +34,10 @@
 // expressions without side effects) must leave nothing; any statement that survives means the
 // program broke out of its function, and Compile fails.
 //
+// esbuild renames bindings that shadow others ("load" in a nested scope becomes "load2"); Compile
+// gives them back the names the program wrote, so that functions keep them in their name, stack
+// frames and the engine's messages (see names.go).
+//
 // A Program's JS keeps the wrapper's header, its directive and its closing to lines of their own;
 // the user's code, as esbuild printed it, sits on the lines between (on one line, unless template
 // literals hold line breaks).
@@ -98,6 +102,8 @@ type Program struct {
 	compiled compiledScripts
 	// owner is the cache entry holding the program, if any: SetCompiled tells it the bytes added.
 	owner atomic.Pointer[programOwner]
+	// names tells how the names esbuild changed were given back (see names.go).
+	names namesOutcome
 }
 
 // JS returns an expression that evaluates to the program's async function, with an empty
@@ -205,14 +211,21 @@ const (
 	PhaseTransform
 	// PhaseVerify checks that esbuild's output is the program's function and nothing else.
 	PhaseVerify
-	// PhaseSourceMap decodes the source map and assembles the Program.
+	// PhaseSourceMap decodes the source map, gives back the names esbuild changed (see names.go)
+	// and assembles the Program.
 	PhaseSourceMap
+	// PhaseNames has esbuild print the program again, to check names given back that
+	// PhaseSourceMap could not show sound by itself. Most compilations skip it.
+	PhaseNames
 )
 
 // Options adjust CompileContext.
 type Options struct {
 	// OnPhase, when not nil, is called before each phase starts.
 	OnPhase func(Phase)
+
+	// keepRenamed, set by tests, leaves esbuild's names in the output (see names.go).
+	keepRenamed bool
 }
 
 // Compile transpiles src. Errors are *Error values.
@@ -299,10 +312,17 @@ func (c *compilation) run() (*Program, error) {
 	if err := c.enter(PhaseSourceMap); err != nil {
 		return nil, err
 	}
-	smap, err := parseSourceMap(res.Map)
+	smap, names, named, err := parseSourceMapNamed(res.Map)
 	if err != nil {
 		err = fmt.Errorf("internal error: %w", err)
 		return nil, &Error{Message: err.Error(), cause: err}
+	}
+	res.Map = nil
+	outcome := namesKept
+	if !c.opts.keepRenamed {
+		if out, outcome, err = c.restoreNames(out, smap, names, named); err != nil {
+			return nil, err
+		}
 	}
 	// The body starts with the wrapper's directive; it goes on a line of its own, so that every
 	// position on the lines after it is the user's code.
@@ -321,6 +341,7 @@ func (c *compilation) run() (*Program, error) {
 		lines:     strings.Split(js, "\n"),
 		smap:      smap,
 		userLines: c.lines.lines(),
+		names:     outcome,
 	}, nil
 }
 
