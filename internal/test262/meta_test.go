@@ -52,7 +52,7 @@ includes:
 		},
 		{
 			name: "inline list over two lines",
-			src: "/*---\nfeatures: [a,\n  b]\n---*/",
+			src:  "/*---\nfeatures: [a,\n  b]\n---*/",
 			want: Meta{Features: []string{"a", "b"}},
 		},
 		{
