@@ -47,8 +47,8 @@ func (s *Suite) Harness(name string) (string, error) {
 
 // Select lists the tests under each of dirs (relative to test/), sorted,
 // keeping every nth of each directory (the first, the n+1st, ...), and
-// leaving out fixtures.
-func (s *Suite) Select(dirs []string, every int) ([]string, error) {
+// leaving out fixtures and paths that start with one of excluded.
+func (s *Suite) Select(dirs, excluded []string, every int) ([]string, error) {
 	if every < 1 {
 		every = 1
 	}
@@ -59,10 +59,17 @@ func (s *Suite) Select(dirs []string, every int) ([]string, error) {
 			if err != nil {
 				return err
 			}
-			if !e.IsDir() && strings.HasSuffix(p, ".js") && !strings.Contains(p, "_FIXTURE") {
-				rel, _ := filepath.Rel(filepath.Join(s.Dir, "test"), p)
-				files = append(files, filepath.ToSlash(rel))
+			if e.IsDir() || !strings.HasSuffix(p, ".js") || strings.Contains(p, "_FIXTURE") {
+				return nil
 			}
+			rel, _ := filepath.Rel(filepath.Join(s.Dir, "test"), p)
+			rel = filepath.ToSlash(rel)
+			for _, x := range excluded {
+				if strings.HasPrefix(rel, x) {
+					return nil
+				}
+			}
+			files = append(files, rel)
 			return nil
 		})
 		if err != nil {
