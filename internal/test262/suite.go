@@ -147,9 +147,13 @@ func (s *Suite) ScriptSource(t *Test) (string, error) {
 // Async tests report their completion by calling print (from $DONE). In a
 // program, a local print receives that report, and the program returns it
 // once it arrives: coderun ends a run when the program's promise settles.
+// The harness's asyncTest checks that $DONE is a property of the global
+// object, which a declaration in a function body does not make: the prefix
+// makes it one.
 const (
 	asyncPrefix = "let __t262Report; const __t262Done = new Promise((resolve) => { __t262Report = resolve; });\n" +
-		"function print(message) { __t262Report(String(message)); }\n"
+		"function print(message) { __t262Report(String(message)); }\n" +
+		"globalThis.$DONE = $DONE;\n"
 	asyncSuffix = "\n;return await __t262Done;\n"
 )
 
