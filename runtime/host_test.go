@@ -102,7 +102,7 @@ func TestForgedHostCalls(t *testing.T) {
 		out.push(raw(0, 0, 0, undefined, 9, 2, -5));                     // a negative column
 		out.push(raw(0, 0, 0, undefined, 9, 2.5, {}));                   // operands of wrong types
 		out.push(raw(0, 0, 0, undefined, 9, 2));                         // too few operands
-		out.push(raw(0, 0, 0, undefined, 9, 3, 3) === 2 ** 26 + 1);      // the start of the program: line 1, column 1
+		out.push(raw(0, 0, 0, undefined, 9, 3, 1) === 2 ** 26 + 1);      // the start of the program (run as written): line 1, column 1
 		return JSON.stringify(out);
 	})`, "forge.js", 0)
 	require.NoError(t, err)

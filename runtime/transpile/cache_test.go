@@ -134,9 +134,10 @@ func TestCacheBoundedByBytes(t *testing.T) {
 	require.Less(t, c.Len(), 256, "evicted by bytes, not by count")
 	require.Greater(t, c.Len(), 4)
 
-	// A program's cost counts what it really holds.
-	p, err := Compile(strings.Repeat("x = [a.b(c), { d: -e }, `f${g}`]\n", 250))
+	// A program's cost counts what it really holds: for TypeScript, the source map too.
+	p, err := Compile(strings.Repeat("x = [a.b(c), { d: -e }, `f${g}`] as T\n", 250))
 	require.NoError(t, err)
+	require.NotNil(t, p.smap)
 	require.Greater(t, p.cost(), int64(len(p.JS())+len(p.smap.lines)*24))
 }
 

@@ -39,8 +39,17 @@
 // frames and the engine's messages (see names.go).
 //
 // A Program's JS keeps the wrapper's header, its directive and its closing to lines of their own;
-// the user's code, as esbuild printed it, sits on the lines between (on one line, unless template
-// literals hold line breaks).
+// the user's code sits on the lines between.
+//
+// That code is the user's own text when the program is plain JavaScript: when esbuild prints the
+// wrapped input read as JavaScript exactly as it prints it read as TypeScript, there is no type
+// syntax to erase and no construct the two read differently (such as f<T>(x)), and the engine gets
+// the text the user wrote, so that Function.prototype.toString, function names and positions are
+// the user's (a third esbuild pass, which stops at the first type annotation of a TypeScript
+// program). Programs whose lines end in lone "\r", U+2028 or U+2029 are excepted: the engine does
+// not count those as line breaks everywhere, so positions could not map one to one. Otherwise it is
+// the code as esbuild printed it (on one line, unless template literals hold line breaks), and
+// positions map through esbuild's source map.
 //
 // # Positions
 //
@@ -92,8 +101,10 @@ type Program struct {
 	js string
 	// lines are the lines of js, split at "\n" as the engine counts them.
 	lines []string
-	// smap maps generated lines and UTF-16 columns to the wrapped input.
+	// smap maps generated lines and UTF-16 columns to the wrapped input; nil when verbatim.
 	smap *sourceMap
+	// verbatim: js holds the user's own text, line n of it on line n+2 (see Position).
+	verbatim bool
 	// userLines is the number of lines of the user's source.
 	userLines int
 	// bodyCol is the byte column, in esbuild's first output line, at which js's line 3 starts.
@@ -160,6 +171,13 @@ func (p *Program) Position(line, col int) (userLine, userCol int, ok bool) {
 	if line < 3 || line >= len(p.lines) || col < 1 {
 		return 0, 0, false
 	}
+	if p.verbatim {
+		userLine = line - 2
+		if userLine > p.userLines {
+			return 0, 0, false
+		}
+		return userLine, utf16Col(p.lines[line-1], col-1) + 1, true
+	}
 	genCol := utf16Col(p.lines[line-1], col-1)
 	if line == 3 {
 		genCol += p.bodyCol
@@ -211,8 +229,9 @@ const (
 	PhaseTransform
 	// PhaseVerify checks that esbuild's output is the program's function and nothing else.
 	PhaseVerify
-	// PhaseSourceMap decodes the source map, gives back the names esbuild changed (see names.go)
-	// and assembles the Program.
+	// PhaseSourceMap checks whether the program runs as written (see "Compilation"), else decodes
+	// the source map, gives back the names esbuild changed (see names.go) and assembles the
+	// Program.
 	PhaseSourceMap
 	// PhaseNames has esbuild print the program again, to check names given back that
 	// PhaseSourceMap could not show sound by itself. Most compilations skip it.
@@ -268,6 +287,7 @@ func (c *compilation) run() (*Program, error) {
 	if stop != nil {
 		return nil, stop
 	}
+	wrapped := input // for verbatim
 
 	if err := c.enter(PhaseTransform); err != nil {
 		return nil, err
@@ -312,6 +332,10 @@ func (c *compilation) run() (*Program, error) {
 	if err := c.enter(PhaseSourceMap); err != nil {
 		return nil, err
 	}
+	if js, ok := verbatim(wrapped, out); ok {
+		return &Program{js: js, lines: strings.Split(js, "\n"), verbatim: true, userLines: c.lines.lines()}, nil
+	}
+	wrapped = ""
 	smap, names, named, err := parseSourceMapNamed(res.Map)
 	if err != nil {
 		err = fmt.Errorf("internal error: %w", err)
@@ -343,6 +367,40 @@ func (c *compilation) run() (*Program, error) {
 		userLines: c.lines.lines(),
 		names:     outcome,
 	}, nil
+}
+
+// verbatim returns the Program's JS made of the user's own text, given esbuild's input (the
+// wrapped program, type-only declarations blanked) and esbuild's TypeScript output, when that text
+// is plain JavaScript whose every line break the engine counts as the user does (see "Positions").
+func verbatim(input, out string) (string, bool) {
+	body, ok := strings.CutPrefix(input, inputHeader)
+	if !ok {
+		return "", false
+	}
+	if body, ok = strings.CutSuffix(body, inputFooter); !ok {
+		return "", false
+	}
+	if strings.ContainsRune(body, '\u2028') || strings.ContainsRune(body, '\u2029') {
+		return "", false
+	}
+	for i := strings.IndexByte(body, '\r'); i >= 0; i = strings.IndexByte(body, '\r') {
+		if i+1 == len(body) || body[i+1] != '\n' {
+			return "", false
+		}
+		body = body[i+2:]
+	}
+	res := api.Transform(input, api.TransformOptions{
+		Loader:           api.LoaderJS,
+		Target:           api.ESNext,
+		MinifyWhitespace: true,
+		LegalComments:    api.LegalCommentsNone,
+		LogOverride:      silencedWarnings(),
+	})
+	if len(res.Errors) > 0 || string(res.Code) != out {
+		return "", false
+	}
+	body = input[len(inputHeader) : len(input)-len(inputFooter)]
+	return outputHeader + directiveText + ";\n" + body + outputFooter, true
 }
 
 // scan checks the program before esbuild sees it and returns the text to give esbuild, and the

@@ -470,8 +470,8 @@ func TestPositionRoundTrip(t *testing.T) {
 
 func TestPositionNonASCIIGeneratedLine(t *testing.T) {
 	// esbuild keeps non-ASCII characters in regular expressions, so the engine's byte columns
-	// differ from source-map columns on this line.
-	src := "const s = 'x'\nif (/é😀/.test(s) || s.length) throw new Error('x' + s)"
+	// differ from source-map columns on this line. (TypeScript: JavaScript runs as written.)
+	src := "const s: string = 'x'\nif (/é😀/.test(s) || s.length) throw new Error('x' + s)"
 	p, err := Compile(src)
 	require.NoError(t, err)
 	js := p.Wrap(nil)
@@ -486,7 +486,7 @@ func TestPositionNonASCIIGeneratedLine(t *testing.T) {
 }
 
 func TestPositionWrapperCode(t *testing.T) {
-	p, err := Compile("const x = 1\nreturn x")
+	p, err := Compile("const x: number = 1\nreturn x")
 	require.NoError(t, err)
 	lines := strings.Split(p.Wrap([]string{"tools"}), "\n")
 	tests := []struct {

@@ -1,0 +1,71 @@
+package test262
+
+import (
+	"context"
+	"testing"
+)
+
+// TestRunnerClassifies runs the runner over testdata/suite, a stand-in
+// for test262 with one test of each class, and checks each class.
+func TestRunnerClassifies(t *testing.T) {
+	if testing.Short() {
+		t.Skip("compiles the engine")
+	}
+	ctx := context.Background()
+	suite, err := NewSuite("testdata/suite")
+	if err != nil {
+		t.Fatal(err)
+	}
+	engine, err := NewEngine(ctx, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer engine.Close(ctx)
+	cr, err := NewCoderun()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cr.Close(ctx)
+	r := &Runner{Suite: suite, Engine: engine, Coderun: cr}
+	tests := []struct {
+		path  string
+		class Class
+		skip  string
+	}{
+		{"cases/pass.js", Pass, ""},
+		{"cases/negative.js", Pass, ""},
+		{"cases/async.js", Pass, ""},
+		{"cases/async-fails.js", EngineFails, ""},
+		{"cases/engine-fails.js", EngineFails, ""},
+		{"cases/top-level-this.js", InherentBody, ""},
+		{"cases/sloppy.js", InherentSloppy, ""},
+		{"cases/neutralized.js", Neutralized, ""},
+		{"cases/host.js", Skipped, "$262"},
+		{"cases/module.js", Skipped, "module"},
+		{"cases/template-object.js", Machinery, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.path, func(t *testing.T) {
+			res, err := r.Run(ctx, tt.path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Class != tt.class || res.Skip != tt.skip {
+				t.Errorf("class %q, want %q (%+v)", res.Class, tt.class, res)
+			}
+		})
+	}
+	paths, err := suite.Select([]string{"cases"}, []string{"cases/a"}, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"cases/engine-fails.js", "cases/module.js", "cases/neutralized.js", "cases/sloppy.js", "cases/top-level-this.js"}
+	if len(paths) != len(want) {
+		t.Fatalf("selected %v, want %v", paths, want)
+	}
+	for i := range want {
+		if paths[i] != want[i] {
+			t.Fatalf("selected %v, want %v", paths, want)
+		}
+	}
+}

@@ -1,0 +1,2 @@
+// Needs the $262 host object.
+function detach(buffer) { $262.detachArrayBuffer(buffer); }

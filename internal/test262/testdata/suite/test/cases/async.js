@@ -1,0 +1,5 @@
+/*---
+description: an async test
+flags: [async]
+---*/
+Promise.resolve().then(function () { $DONE(); });

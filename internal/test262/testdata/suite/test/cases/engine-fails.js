@@ -1,0 +1,4 @@
+/*---
+description: a proposal the engine lacks
+---*/
+assert.sameValue(typeof JSON.rawJSON, "function");

@@ -1,0 +1,5 @@
+/*---
+description: needs $262
+includes: [hostHook.js]
+---*/
+detach(new ArrayBuffer(1));

@@ -1,0 +1,5 @@
+/*---
+description: a module
+flags: [module]
+---*/
+export var x = 1;

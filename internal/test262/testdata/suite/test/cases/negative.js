@@ -1,0 +1,8 @@
+/*---
+description: a parse error
+negative:
+  phase: parse
+  type: SyntaxError
+---*/
+$DONOTEVALUATE();
+var x = ;

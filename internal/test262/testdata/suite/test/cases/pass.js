@@ -1,0 +1,4 @@
+/*---
+description: passes everywhere
+---*/
+assert.sameValue(1 + 1, 2);

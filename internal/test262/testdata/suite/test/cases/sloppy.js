@@ -1,0 +1,5 @@
+/*---
+description: sloppy mode only
+flags: [noStrict]
+---*/
+with ({}) {}
