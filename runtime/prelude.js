@@ -28,17 +28,6 @@
   const formatLogArgs = inspectLib.formatLogArgs, stringify = losslessLib.stringify;
   const SymbolSpecies = Symbol.species;
 
-  // Every function the program can reach (console's methods, the timers,
-  // Error.prepareStackTrace's accessors, call sites' methods, binding
-  // members and error classes) is handed out behind a Proxy with no traps:
-  // calls, construction, this, name and length pass through, and the
-  // engine's Function.prototype.toString shows it as it shows its own
-  // functions, "function log() {\n    [native code]\n}", instead of the
-  // prelude's source. A Proxy does not give its target away.
-  const Proxy_ = Proxy;
-  const passThrough = ObjectFreeze({ __proto__: null });
-  const native = (fn) => new Proxy_(fn, passThrough);
-
   // Nothing the prelude does after the program starts may consult what the
   // program controls: property descriptors have null prototypes (an
   // Object.prototype.get would otherwise make them accessors), and the
@@ -94,16 +83,14 @@
     if (ObjectGetOwnPropertyDescriptor(owner, name) !== undefined) throw new Error_("coderun: cannot remove " + name);
   }
 
-  const makeLogger = (level) => native((...args) => {
+  const makeLogger = (level) => function (...args) {
     host(0, 0, 0, undefined, OP_LOG, level, formatLogArgs(args));
-  });
+  };
   const console_ = ObjectCreate(Object.prototype);
   const levels = ["log", "info", "warn", "error", "debug"];
   for (let i = 0; i < levels.length; i++) {
-    const log = makeLogger(i);
-    ObjectDefineProperty(log, "name", { __proto__: null, value: levels[i], configurable: true });
     ObjectDefineProperty(console_, levels[i], {
-      value: log, writable: true, enumerable: true, configurable: true,
+      value: makeLogger(i), writable: true, enumerable: true, configurable: true,
     });
   }
   ObjectDefineProperty(G, "console", { __proto__: null, value: console_, writable: true, configurable: true });
@@ -133,8 +120,8 @@
       host(0, 0, 0, undefined, OP_CLEAR, id | 0);
     }
   }
-  ObjectDefineProperty(G, "setTimeout", { __proto__: null, value: native(setTimeout), writable: true, configurable: true });
-  ObjectDefineProperty(G, "clearTimeout", { __proto__: null, value: native(clearTimeout), writable: true, configurable: true });
+  ObjectDefineProperty(G, "setTimeout", { __proto__: null, value: setTimeout, writable: true, configurable: true });
+  ObjectDefineProperty(G, "clearTimeout", { __proto__: null, value: clearTimeout, writable: true, configurable: true });
 
   let settled = false;
   function done(kind, payload) {
@@ -200,7 +187,7 @@
   const PROGRAM_FILE = "program.ts", PRELUDE_FILE = "coderun:prelude", MAIN_NAME = "<program>";
   const POSITION_SCALE = 67108864; // the host packs a position as line * 2^26 + column
   const FRAME_OTHER = 0, FRAME_PROGRAM = 1, FRAME_PRELUDE = 2;
-  const ObjectHasOwn = Object.hasOwn, TypeErrorPrototype = TypeError_.prototype;
+  const ObjectHasOwn = Object.hasOwn, TypeErrorPrototype = TypeError_.prototype, Proxy_ = Proxy;
   const JSONStringify = JSON.stringify, SymbolToStringTag = Symbol.toStringTag;
   const StringPrototypeCharCodeAt = String.prototype.charCodeAt, ArrayPrototypeSort = Array.prototype.sort;
   const emptyArray = () => ObjectSetPrototypeOf([], null);
@@ -322,10 +309,6 @@
     getColumnNumber() { return this.#col; }
   }
   delete CallSite.prototype.constructor;
-  for (const name of ["isNative", "getFileName", "getFunction", "getFunctionName", "getLineNumber", "getColumnNumber"]) {
-    const d = ObjectGetOwnPropertyDescriptor(CallSite.prototype, name);
-    ObjectDefineProperty(CallSite.prototype, name, { __proto__: null, value: native(d.value) });
-  }
   ObjectDefineProperty(CallSite.prototype, SymbolToStringTag, { __proto__: null, value: "CallSite", configurable: true });
 
   // prepareStack makes the stack of error (see "Stacks" above).
@@ -518,7 +501,7 @@
       },
     };
     const d = ObjectGetOwnPropertyDescriptor(accessors, "prepareStackTrace");
-    ObjectDefineProperty(Error_, "prepareStackTrace", { __proto__: null, get: native(d.get), set: native(d.set), enumerable: false, configurable: true });
+    ObjectDefineProperty(Error_, "prepareStackTrace", { __proto__: null, get: d.get, set: d.set, enumerable: false, configurable: true });
   }
 
   // Binding namespaces and their error classes. A pending call's resolving
@@ -539,9 +522,6 @@
     };
     ObjectDefineProperty(C, "name", { __proto__: null, value: name, configurable: true });
     ObjectDefineProperty(C.prototype, "name", { __proto__: null, value: name, writable: true, configurable: true });
-    // The program gets the class behind a Proxy (see native), which its
-    // instances name as their constructor; the prelude makes them with C.
-    ObjectDefineProperty(C.prototype, "constructor", { __proto__: null, value: native(C), writable: true, configurable: true });
     return C;
   }
   // rejection makes the error a rejected call settles with. Making an Error
@@ -597,11 +577,6 @@
       return p;
     };
   }
-  // publicClass is what the program gets of an error class: its Proxy,
-  // read before any code of the program runs.
-  function publicClass(C) {
-    return ObjectGetOwnPropertyDescriptor(C.prototype, "constructor").value;
-  }
   function buildBindings(spec) {
     const params = [];
     const classes = ObjectCreate(null);
@@ -613,13 +588,11 @@
       const obj = ObjectCreate(null);
       for (let j = 0; j < s.m.length; j++) {
         const member = s.m[j];
-        const fn = makeMember(ns, i, member, j);
-        ObjectDefineProperty(fn, "name", { __proto__: null, value: member, configurable: true });
-        ObjectDefineProperty(obj, member, { __proto__: null, value: native(fn), enumerable: true, writable: false, configurable: false });
+        ObjectDefineProperty(obj, member, { __proto__: null, value: makeMember(ns, i, member, j), enumerable: true, writable: false, configurable: false });
       }
       ObjectFreeze(obj);
       params[params.length] = new Proxy_(obj, namespaceHandler(ns));
-      if (ns.cls !== undefined && !s.s) params[params.length] = publicClass(ns.cls);
+      if (ns.cls !== undefined && !s.s) params[params.length] = ns.cls;
     }
     return params;
   }

@@ -245,6 +245,9 @@ type Options struct {
 
 	// keepRenamed, set by tests, leaves esbuild's names in the output (see names.go).
 	keepRenamed bool
+	// esbuildOutput, set by tests, runs even plain JavaScript as esbuild printed it, so that
+	// tests of the source-map path (and of names.go) can use JavaScript programs.
+	esbuildOutput bool
 }
 
 // Compile transpiles src. Errors are *Error values.
@@ -332,7 +335,7 @@ func (c *compilation) run() (*Program, error) {
 	if err := c.enter(PhaseSourceMap); err != nil {
 		return nil, err
 	}
-	if js, ok := verbatim(wrapped, out); ok {
+	if js, ok := verbatim(wrapped, out); ok && !c.opts.esbuildOutput {
 		return &Program{js: js, lines: strings.Split(js, "\n"), verbatim: true, userLines: c.lines.lines()}, nil
 	}
 	wrapped = ""
