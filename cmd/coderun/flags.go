@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -27,8 +28,19 @@ func registerConfigFlags(fs *flag.FlagSet, cfg *coderun.Config) {
 	fs.IntVar(&cfg.MaxConcurrentCalls, "MaxConcurrentCalls", cfg.MaxConcurrentCalls, "binding calls in flight per run")
 	fs.Int64Var(&cfg.MaxProgramBytes, "MaxProgramBytes", cfg.MaxProgramBytes, "cap on a program's source text, in bytes")
 	fs.Int64Var(&cfg.MaxArgumentBytes, "MaxArgumentBytes", cfg.MaxArgumentBytes, "cap on one binding call's argument as JSON text, in bytes")
-	fs.StringVar(&cfg.CacheDir, "CacheDir", cfg.CacheDir, `cache of the compiled QuickJS module and snapshot ("" disables it)`)
+	fs.StringVar(&cfg.CacheDir, "CacheDir", cfg.CacheDir, `cache of wazero's compiled code of the engine, for faster starts ("" disables it)`)
 	fs.IntVar(&cfg.Prewarm, "Prewarm", cfg.Prewarm, "instances kept instantiated ahead of time (0 disables the pool)")
+}
+
+// defaultConfig is coderun.DefaultConfig with the compiled engine cached
+// under os.UserCacheDir()/coderun, so that every start but the first skips
+// compiling it. The library itself writes nothing to disk unless told to.
+func defaultConfig() coderun.Config {
+	cfg := coderun.DefaultConfig()
+	if dir, err := os.UserCacheDir(); err == nil {
+		cfg.CacheDir = filepath.Join(dir, "coderun")
+	}
+	return cfg
 }
 
 // upstreamSpec is one --upstream NAME=COMMAND.

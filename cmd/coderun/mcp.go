@@ -47,7 +47,7 @@ Flags:
 // misuse (bad flags, an upstream name that cannot be a binding, an upstream
 // that cannot be started, an invalid configuration).
 func runMCP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	cfg := coderun.DefaultConfig()
+	cfg := defaultConfig()
 	fs := flag.NewFlagSet("coderun mcp", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, mcpUsage); fs.PrintDefaults() }
