@@ -114,10 +114,11 @@ func TestNewWithUnusableCacheDir(t *testing.T) {
 	}
 }
 
-// A usable cache directory receives wazero's compiled code once: a second
-// engine reads it and writes nothing new. When the cache's content cannot be
-// read back (here: every entry overwritten with garbage), New compiles
-// without it.
+// A usable cache directory receives wazero's compiled code once: an engine
+// that reads it (as a later process would: here, through a path spelled
+// differently, which the process's caches do not share) writes nothing
+// new. When the cache's content cannot be read back (here: every entry
+// overwritten with garbage), New compiles without it.
 func TestNewCompilationCache(t *testing.T) {
 	dir := t.TempDir()
 	newAndRun(t, dir)
@@ -130,11 +131,31 @@ func TestNewCompilationCache(t *testing.T) {
 	}
 	require.Greater(t, total, int64(1<<20), "the cache holds compiled code")
 
-	newAndRun(t, dir)
+	link := func() string {
+		l := filepath.Join(t.TempDir(), "link")
+		require.NoError(t, os.Symlink(dir, l))
+		return l
+	}
+	newAndRun(t, link())
 	require.Equal(t, first, files(t, dir), "the second engine hits the cache")
 
 	for path := range first {
 		require.NoError(t, os.WriteFile(path, []byte("not compiled code"), 0o644))
 	}
-	newAndRun(t, dir)
+	newAndRun(t, link())
+}
+
+// Engines share compiled code within the process: with no cache directory,
+// or one that cannot be used, they all get the in-memory cache.
+func TestCompilationCacheShared(t *testing.T) {
+	mem := compilationCache("")
+	require.NotNil(t, mem)
+	require.Same(t, mem, compilationCache(""))
+	file := filepath.Join(t.TempDir(), "file")
+	require.NoError(t, os.WriteFile(file, nil, 0o644))
+	require.Same(t, mem, compilationCache(filepath.Join(file, "cache")))
+	dir := t.TempDir()
+	onDisk := compilationCache(dir)
+	require.NotSame(t, mem, onDisk)
+	require.Same(t, onDisk, compilationCache(dir))
 }
