@@ -14,8 +14,6 @@ package coderun
 import (
 	"context"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/coderun/coderun/budget"
@@ -50,9 +48,12 @@ type Config struct {
 	// bytes of UTF-8; a larger argument rejects the call in the program with
 	// a message naming the limit. At least 2.
 	MaxArgumentBytes int64
-	// CacheDir is where the rewritten QuickJS module, the pre-initialized
-	// snapshot and wazero's compiled code are cached between processes; ""
-	// disables the cache. DefaultConfig uses os.UserCacheDir()/coderun.
+	// CacheDir, when not empty, is where wazero's compiled code of the
+	// engine is cached between processes, so that later starts skip the
+	// compilation. "" (DefaultConfig's) disables the cache: coderun then
+	// writes nothing to disk. A cache that cannot be created, read or
+	// written is not used; it never fails New. The CLI uses
+	// os.UserCacheDir()/coderun.
 	CacheDir string
 	// Prewarm is how many never-used instances are kept instantiated ahead
 	// of time in the background (0, the default, disables the pool). Each is
@@ -233,7 +234,8 @@ const DefaultFuel = 4_000_000_000
 
 // DefaultConfig returns the default budgets: about 60 s of computation in
 // fuel, 60 s of compute time, a 10 minute wall-clock ceiling, 256 MiB of
-// memory, 64 MiB of output and 16 concurrent binding calls.
+// memory, 64 MiB of output and 16 concurrent binding calls; no cache
+// directory, so nothing is written to disk.
 func DefaultConfig() Config {
 	return Config{
 		Fuel:               DefaultFuel,
@@ -244,16 +246,7 @@ func DefaultConfig() Config {
 		MaxConcurrentCalls: 16,
 		MaxProgramBytes:    1 << 20,
 		MaxArgumentBytes:   8 << 20,
-		CacheDir:           defaultCacheDir(),
 	}
-}
-
-func defaultCacheDir() string {
-	dir, err := os.UserCacheDir()
-	if err != nil {
-		return ""
-	}
-	return filepath.Join(dir, "coderun")
 }
 
 func (c Config) limits() budget.Limits {

@@ -1,5 +1,6 @@
 // Package runtime is coderun's engine: one wazero runtime and one compiled,
-// hardened QuickJS module per Engine, a fresh instance for every run, the
+// hardened and pre-initialized QuickJS module (generated into package wasm)
+// per Engine, a fresh instance for every run, the
 // host-driven event loop that runs a program to completion, and the
 // lifecycle that lets Close stop every run in flight.
 package runtime
@@ -9,18 +10,14 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/tetratelabs/wazero"
 
 	"github.com/coderun/coderun/budget"
 	"github.com/coderun/coderun/hostcalls"
 	"github.com/coderun/coderun/runtime/quickjs"
 	"github.com/coderun/coderun/runtime/transpile"
-	"github.com/coderun/coderun/serialize"
 )
 
 //go:embed prelude.js
@@ -56,8 +53,9 @@ const (
 // Options configure an Engine.
 type Options struct {
 	Limits budget.Limits
-	// CacheDir, when not empty, keeps the rewritten module and wazero's
-	// compiled code on disk so that later processes start fast.
+	// CacheDir, when not empty, keeps wazero's compiled code of the engine
+	// on disk so that later processes start fast. Nothing is written to disk
+	// without it; a cache that cannot be used is not used.
 	CacheDir string
 	// Prewarm is how many never-used instances are kept instantiated ahead
 	// of time, off the request path; 0 disables the pool.
@@ -99,30 +97,11 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 	if opts.Prewarm < 0 {
 		return nil, fmt.Errorf("coderun: Config.Prewarm must not be negative, got %d", opts.Prewarm)
 	}
-	hardened, err := hardenedModule(opts.CacheDir)
+	snap, err := embeddedSnapshot()
 	if err != nil {
 		return nil, err
 	}
-	prelude := "(function (wrapper) { return (" + preludeJS + ")(wrapper, (" +
-		serialize.InspectJS + "\n)(), (" + serialize.LosslessJS + "\n)()); })"
-	snap, err := loadSnapshot(ctx, hardened, prelude, opts.CacheDir)
-	if err != nil {
-		return nil, err
-	}
-	var cache wazero.CompilationCache
-	if opts.CacheDir != "" {
-		if cache, err = wazero.NewCompilationCacheWithDir(filepath.Join(opts.CacheDir, "wazero")); err != nil {
-			return nil, fmt.Errorf("coderun: compilation cache: %w", err)
-		}
-	}
-	qe, err := quickjs.NewEngine(ctx, quickjs.Options{
-		Wasm:             snap.module,
-		MemoryLimitPages: opts.Limits.MemoryPages(),
-		Cache:            cache,
-		// Prewarmed instances are made off the request path: let them pay
-		// for scrubbing the memories that runs give back.
-		ScrubOnAllocate: opts.Prewarm > 0,
-	})
+	qe, err := compileEngine(ctx, snap.module, opts)
 	if err != nil {
 		return nil, err
 	}

@@ -12,9 +12,9 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// testCacheDir is shared by this package's tests, so that the rewritten
-// module and the snapshot are built and compiled once, not per test (as a
-// process using coderun's default cache directory would).
+// testCacheDir is shared by this package's tests, so that the engine is
+// compiled once, not per test (as a process using the CLI's cache directory
+// would).
 func testCacheDir(t testing.TB) string {
 	dir, err := os.UserCacheDir()
 	if err != nil {

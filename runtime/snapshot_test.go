@@ -7,16 +7,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/coderun/coderun/serialize"
 	"github.com/coderun/coderun/wasm"
+	"github.com/coderun/coderun/wasm/upstream"
 	"github.com/stretchr/testify/require"
 )
 
-// fullPrelude is the prelude New evaluates into the snapshot.
-func fullPrelude() string {
-	return "(function (wrapper) { return (" + preludeJS + ")(wrapper, (" +
-		serialize.InspectJS + "\n)(), (" + serialize.LosslessJS + "\n)()); })"
-}
+// fullPrelude is the prelude evaluated into the snapshot.
+func fullPrelude() string { return preludeSource() }
 
 // The snapshot's image carries neither the prelude's source text nor the
 // bytes nobody reads: both trim steps pass their checks, the image keeps
@@ -27,7 +24,7 @@ func fullPrelude() string {
 // require.
 func TestSnapshotImageTrimmed(t *testing.T) {
 	ctx := context.Background()
-	hardened, err := hardenedModule(testCacheDir(t))
+	hardened, err := wasm.Harden(upstream.Module(), fuelConfig)
 	require.NoError(t, err)
 	s, err := buildSnapshot(ctx, hardened, fullPrelude())
 	require.NoError(t, err)

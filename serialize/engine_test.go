@@ -8,6 +8,7 @@ import (
 
 	"github.com/coderun/coderun/runtime/quickjs"
 	"github.com/coderun/coderun/wasm"
+	"github.com/coderun/coderun/wasm/upstream"
 )
 
 // nopHost serves an instance that makes no host calls.
@@ -21,7 +22,7 @@ func (nopHost) FuelYield(*quickjs.Instance, int64) int64              { return 1
 
 // testEngine compiles the hardened module once for this package's tests.
 var testEngine = sync.OnceValues(func() (*quickjs.Engine, error) {
-	module, err := wasm.Harden(wasm.QuickJS(), wasm.FuelConfig{})
+	module, err := wasm.Harden(upstream.Module(), wasm.FuelConfig{})
 	if err != nil {
 		return nil, err
 	}

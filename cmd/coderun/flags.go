@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"math"
 	"os"
+	"path/filepath"
 	"reflect"
 	"regexp"
 	"slices"
@@ -374,4 +375,15 @@ func (s *stringsFlag) String() string {
 func (s *stringsFlag) Set(v string) error {
 	*s = append(*s, v)
 	return nil
+}
+
+// defaultConfig is coderun.DefaultConfig with the compiled engine cached
+// under os.UserCacheDir()/coderun, so that every start but the first skips
+// compiling it. The library itself writes nothing to disk unless told to.
+func defaultConfig() coderun.Config {
+	cfg := coderun.DefaultConfig()
+	if dir, err := os.UserCacheDir(); err == nil {
+		cfg.CacheDir = filepath.Join(dir, "coderun")
+	}
+	return cfg
 }

@@ -221,3 +221,13 @@ func TestHTTPFlags(t *testing.T) {
 		})
 	}
 }
+
+// The CLI caches the compiled engine under the user's cache directory; the
+// library's default writes nothing.
+func TestDefaultConfigCachesUnderUserCacheDir(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("XDG_CACHE_HOME", dir)
+	t.Setenv("HOME", dir)
+	require.Equal(t, filepath.Join(dir, "coderun"), defaultConfig().CacheDir)
+	require.Empty(t, coderun.DefaultConfig().CacheDir)
+}

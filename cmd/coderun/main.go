@@ -89,8 +89,8 @@ func runHelp(args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	commands := map[string]func() *command{
-		"run":     func() *command { return newRunCommand(&runOptions{cfg: coderun.DefaultConfig()}) },
-		"mcp":     func() *command { return newMCPCommand(&mcpOptions{cfg: coderun.DefaultConfig()}) },
+		"run":     func() *command { return newRunCommand(&runOptions{cfg: defaultConfig()}) },
+		"mcp":     func() *command { return newMCPCommand(&mcpOptions{cfg: defaultConfig()}) },
 		"version": newVersionCommand,
 	}
 	newCmd, ok := commands[args[0]]
@@ -164,7 +164,7 @@ func newRunCommand(o *runOptions) *command {
 
 // runRun is `coderun run`.
 func runRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	o := runOptions{cfg: coderun.DefaultConfig()}
+	o := runOptions{cfg: defaultConfig()}
 	c := newRunCommand(&o)
 	if code, ok := c.parse(args, stdout, stderr); !ok {
 		return code

@@ -72,7 +72,7 @@ func newMCPCommand(o *mcpOptions) *command {
 // upstream name that cannot be a binding, an upstream that cannot be
 // started, an invalid configuration).
 func runMCP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	o := mcpOptions{cfg: coderun.DefaultConfig()}
+	o := mcpOptions{cfg: defaultConfig()}
 	c := newMCPCommand(&o)
 	if code, ok := c.parse(args, stdout, stderr); !ok {
 		return code

@@ -10,7 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/coderun/coderun/wasm"
+	"github.com/coderun/coderun/wasm/upstream"
 )
 
 func TestRunCommand(t *testing.T) {
@@ -121,8 +121,8 @@ func TestVersion(t *testing.T) {
 	require.Len(t, lines, 4, stdout.String())
 	require.Equal(t, "coderun (devel)", lines[0], "a test binary has no module version")
 	require.Equal(t, "QuickJS-NG 0.10.1", lines[1])
-	require.Equal(t, "wasm sha256 "+wasm.QuickJSSHA256, lines[2])
+	require.Equal(t, "wasm sha256 "+upstream.SHA256(), lines[2])
 	require.Regexp(t, `^go1\.\d+.* \w+/\w+$`, lines[3])
-	sum := sha256.Sum256(wasm.QuickJS())
-	require.Equal(t, wasm.QuickJSSHA256, hex.EncodeToString(sum[:]), "the printed SHA-256 is the module's")
+	sum := sha256.Sum256(upstream.Module())
+	require.Equal(t, upstream.SHA256(), hex.EncodeToString(sum[:]), "the printed SHA-256 is the module's")
 }

@@ -50,5 +50,9 @@ func version() string {
 // engine returns the version of QuickJS-NG that coderun runs and the
 // SHA-256 of its wasm module, the one place the CLI reads them.
 func engine() (version, sha256 string) {
-	return "0.10.1", wasm.QuickJSSHA256
+	m, err := wasm.Manifest()
+	if err != nil {
+		return "unknown", err.Error()
+	}
+	return m.QuickJS.Version, m.QuickJS.SHA256
 }

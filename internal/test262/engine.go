@@ -13,6 +13,7 @@ import (
 	"github.com/coderun/coderun/budget"
 	"github.com/coderun/coderun/runtime/quickjs"
 	"github.com/coderun/coderun/wasm"
+	"github.com/coderun/coderun/wasm/upstream"
 )
 
 // The instance setup coderun's snapshot has (runtime/engine.go and
@@ -50,7 +51,7 @@ type Engine struct {
 // NewEngine hardens and compiles the module; cacheDir, when set, keeps
 // wazero's compiled code between processes.
 func NewEngine(ctx context.Context, cacheDir string) (*Engine, error) {
-	hardened, err := wasm.Harden(wasm.QuickJS(), wasm.FuelConfig{InterruptCost: budget.InterruptCost, BackEdges: true})
+	hardened, err := wasm.Harden(upstream.Module(), wasm.FuelConfig{InterruptCost: budget.InterruptCost, BackEdges: true})
 	if err != nil {
 		return nil, err
 	}

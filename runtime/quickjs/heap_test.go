@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/coderun/coderun/wasm"
+	"github.com/coderun/coderun/wasm/upstream"
 	"github.com/stretchr/testify/require"
 )
 
@@ -14,7 +15,7 @@ import (
 func newStackInstance(t testing.TB) *Instance {
 	t.Helper()
 	ctx := context.Background()
-	m, err := wasm.Decode(wasm.QuickJS())
+	m, err := wasm.Decode(upstream.Module())
 	require.NoError(t, err)
 	require.NoError(t, wasm.ExportStdLoop(m))
 	require.NoError(t, wasm.ExportStackPointer(m))

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/coderun/coderun/wasm"
+	"github.com/coderun/coderun/wasm/upstream"
 	"github.com/stretchr/testify/require"
 )
 
@@ -23,7 +24,7 @@ func (h *nopHost) FuelYield(in *Instance, left int64) int64 { return 1 << 40 }
 func newInstance(t testing.TB, h Host) *Instance {
 	t.Helper()
 	ctx := context.Background()
-	m, err := wasm.Decode(wasm.QuickJS())
+	m, err := wasm.Decode(upstream.Module())
 	require.NoError(t, err)
 	require.NoError(t, wasm.ExportStdLoop(m))
 	require.NoError(t, wasm.AddDispatcher(m))
