@@ -224,12 +224,9 @@ var ErrClosed = runtime.ErrClosed
 // ErrInvalidBinding is wrapped by every error about a binding declaration.
 var ErrInvalidBinding = hostcalls.ErrInvalidBinding
 
-// DefaultFuel is DefaultConfig's fuel: about 60 seconds of CPU-bound work on
-// the reference machine (2 cores, wazero's compiler). Fuel rates measured
-// there, in units per millisecond: an empty loop 326k, JSON round trips
-// 58k, sorting 106k, recursive calls (fib) 29k. 4e9 units is 12 s of an
-// empty loop, 38 s of sorting, 69 s of JSON work; ComputeTime (60 s)
-// bounds the slowest mixes. See budget.FuelUnit for what a unit is.
+// DefaultFuel is DefaultConfig's fuel: about 60 seconds of CPU-bound work
+// on the reference machine (docs/performance.md gives the fuel rates of
+// typical work). See budget.FuelUnit for what a unit is.
 const DefaultFuel = 4_000_000_000
 
 // DefaultConfig returns the default budgets: about 60 s of computation in

@@ -3,6 +3,7 @@ package coderun_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log"
 
@@ -29,6 +30,52 @@ func weather(_ context.Context, in WeatherArgs) (Forecast, error) {
 		f.Celsius = append(f.Celsius, 20+float64(i))
 	}
 	return f, nil
+}
+
+// A program runs in a fresh sandbox; what it returned, what it printed and
+// how it failed come back as data. The program calls host functions through
+// a namespace, and a host error reaches it as an instance of the declared
+// error class.
+func Example() {
+	ctx := context.Background()
+	rt, err := coderun.New(coderun.DefaultConfig())
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer rt.Close(ctx)
+
+	search := func(_ context.Context, args json.RawMessage) (json.RawMessage, error) {
+		var in struct{ Q string }
+		if err := json.Unmarshal(args, &in); err != nil || in.Q == "" {
+			return nil, errors.New("search needs {q: string}")
+		}
+		return json.Marshal(map[string]int{"hits": len(in.Q)})
+	}
+	tools := coderun.Namespace{
+		Global:     "tools",
+		Functions:  map[string]coderun.Func{"search": search},
+		ErrorClass: &coderun.ErrorClass{Name: "ToolCallError", MemberNameProperty: "toolName"},
+	}
+
+	res, err := rt.Run(ctx, coderun.Request{
+		Program: `const [a, b] = await Promise.all([tools.search({q: "go"}), tools.search({q: "wasm"})]);
+try { await tools.search({}) } catch (e) { if (e instanceof ToolCallError) console.log(e.toolName, "failed:", e.message) }
+return {hits: a.hits + b.hits}`,
+		Bindings: []coderun.Namespace{tools},
+	})
+	if err != nil { // only misuse: a closed Runtime, an invalid binding declaration
+		log.Fatal(err)
+	}
+	fmt.Println(string(res.Value), res.Logs, res.Error)
+
+	// A failure is a Result too, with a kind and a message a model can act on.
+	res, _ = rt.Run(ctx, coderun.Request{Program: "const n: number = 1\nreturn n.toFixed(200)"})
+	fmt.Println(res.Error.Kind, "|", res.Error.Message)
+	// Output:
+	// {"hits":6} [search failed: search needs {q: string}] <nil>
+	// exception | RangeError: invalid number of digits
+	//     at toFixed (native)
+	//     at <program> (program.ts:2:10)
 }
 
 // A typed Go function becomes an async function of the program's: its
