@@ -2,7 +2,6 @@ package runtime
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -17,10 +16,7 @@ import (
 // none of coderun's frames.
 func TestStackInsideProgram(t *testing.T) {
 	e := testEngine(t)
-	bindings := []Binding{{Global: "tools", ErrorClass: "ToolError", MemberProperty: "tool", Functions: map[string]Func{
-		"echo": func(ctx context.Context, args []byte) ([]byte, error) { return args, nil },
-		"fail": func(ctx context.Context, args []byte) ([]byte, error) { return nil, errors.New("it failed") },
-	}}}
+	bindings := echoFailTools()
 	for _, tc := range []struct {
 		name, program, want string
 	}{
@@ -169,15 +165,7 @@ func TestMissingMemberCall(t *testing.T) {
 			message: "TypeError: not a function\n    at <program> (program.ts:2:3)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			o, err := e.Run(context.Background(), tc.program, bindings)
-			require.NoError(t, err)
-			if tc.message != "" {
-				require.Equal(t, KindException, o.Kind)
-				require.Equal(t, tc.message, o.Message)
-				return
-			}
-			require.Empty(t, o.Kind, o.Message)
-			require.JSONEq(t, tc.value, string(o.Value))
+			requireOutcome(t, e, tc.program, bindings, tc.message, tc.value)
 		})
 	}
 }

@@ -1,10 +1,7 @@
 package runtime
 
 import (
-	"context"
 	"testing"
-
-	"github.com/stretchr/testify/require"
 )
 
 // Functions keep the names the user wrote, in .name, in err.stack read
@@ -49,15 +46,7 @@ func TestNamesAsWritten(t *testing.T) {
 			value: `["g", "m", "get p", "[Symbol.iterator]", ""]`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			o, err := e.Run(context.Background(), tc.program, nil)
-			require.NoError(t, err)
-			if tc.message != "" {
-				require.Equal(t, KindException, o.Kind)
-				require.Equal(t, tc.message, o.Message)
-				return
-			}
-			require.Empty(t, o.Kind, o.Message)
-			require.JSONEq(t, tc.value, string(o.Value))
+			requireOutcome(t, e, tc.program, nil, tc.message, tc.value)
 		})
 	}
 }

@@ -2,7 +2,6 @@ package runtime
 
 import (
 	"context"
-	"errors"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -14,10 +13,7 @@ import (
 // calls and the run.
 func TestPreludeIntegrity(t *testing.T) {
 	e := testEngine(t)
-	bindings := []Binding{{Global: "tools", ErrorClass: "ToolError", MemberProperty: "tool", Functions: map[string]Func{
-		"echo": func(ctx context.Context, args []byte) ([]byte, error) { return args, nil },
-		"fail": func(ctx context.Context, args []byte) ([]byte, error) { return nil, errors.New("it failed") },
-	}}}
+	bindings := echoFailTools()
 	for _, tc := range []struct {
 		name, program, want string
 	}{
