@@ -3,8 +3,8 @@ package linearmem
 import (
 	"cmp"
 	"os"
-	"slices"
 	"runtime"
+	"slices"
 	"sync"
 
 	"github.com/tetratelabs/wazero/experimental"

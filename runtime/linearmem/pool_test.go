@@ -653,7 +653,7 @@ func TestPoolScrubOnAllocate(t *testing.T) {
 func TestPoolOverwritten(t *testing.T) {
 	ps := os.Getpagesize()
 	spans := []linearmem.Span{
-		{Off: 0, Len: uint64(2 * ps)},                     // pages 0 and 1
+		{Off: 0, Len: uint64(2 * ps)},                      // pages 0 and 1
 		{Off: uint64(3*ps + 100), Len: uint64(3*ps - 100)}, // page 3 in part, 4 and 5 whole
 		{Off: uint64(5 * ps), Len: uint64(ps)},             // page 5 again (merged)
 		{Off: uint64(8*ps + 1), Len: uint64(ps)},           // no whole page
