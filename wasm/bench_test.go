@@ -22,6 +22,20 @@ var benchWorkloads = []struct{ name, setup, code string }{
 			tags: ["alpha", "beta", "gamma"], ok: i % 2 == 0, nested: {x: i * 1.5, y: "abcdefghij".repeat(3), z: [1, 2, 3]}})))`,
 		`JSON.stringify(JSON.parse(doc)).length`},
 	{"sum1e7", `1`, `let s = 0; for (let i = 0; i < 1e7; i++) s += i; s`},
+	// The body of bench/'s 20-line program (summary in bench/workload_test.go).
+	{"summary", `1`, `(function () {
+		const regions = ["north", "south", "east", "west"];
+		const orders = [];
+		for (let i = 0; i < 1000; i++) orders.push({id: i, customer: "cust-" + (i % 37),
+			region: regions[i % regions.length], amount: ((i * 7919) % 10000) / 100, paid: i % 5 !== 0});
+		const big = orders.filter(o => o.paid && o.amount > 25);
+		const lines = big.map(o => ({who: o.customer.toUpperCase(), cents: Math.round(o.amount * 100)}));
+		const byRegion = {};
+		for (const o of big) byRegion[o.region] = (byRegion[o.region] || 0) + o.amount;
+		let top = regions[0];
+		for (const r of regions) if (byRegion[r] > byRegion[top]) top = r;
+		return lines.reduce((s, l) => s + l.cents, 0) + top.length;
+	})()`},
 }
 
 // benchVariant is one way of running the module.
@@ -34,8 +48,11 @@ type benchVariant struct {
 
 // benchVariants returns the variants named in $CODERUN_BENCH_VARIANTS
 // (comma-separated; default "original,hardened,closeOnContextDone"; also
-// "backEdges": hardened with FuelConfig.BackEdges). The ratios compare the
-// second variant with the first and the third with the second.
+// "backEdges": hardened with FuelConfig.BackEdges, as the runtime's engine
+// is; "fuelOnly": the original with only the Fuel pass, configured so;
+// "no<Pass>", such as "noStackWatch": backEdges without that pass; see
+// applyPasses). The ratios compare the second variant with the first and
+// the third with the second.
 func benchVariants(b *testing.B) []benchVariant {
 	names := os.Getenv("CODERUN_BENCH_VARIANTS")
 	if names == "" {
@@ -59,11 +76,56 @@ func benchVariants(b *testing.B) []benchVariant {
 				closing = newTestRuntime(b, wazero.NewRuntimeConfigCompiler().WithCloseOnContextDone(true))
 			}
 			vs = append(vs, benchVariant{name, closing, compile(b, closing, QuickJS()), false})
+		case "fuelOnly":
+			// The runtime's fuel configuration alone.
+			vs = append(vs, benchVariant{name, plain, compile(b, plain, applyPasses(b, "")), true})
 		default:
-			b.Fatalf("unknown variant %q", name)
+			// "no<Pass>": backEdges without that pass of Harden.
+			skip, ok := strings.CutPrefix(name, "no")
+			if !ok {
+				b.Fatalf("unknown variant %q", name)
+			}
+			vs = append(vs, benchVariant{name, plain, compile(b, plain, applyPasses(b, skip)), true})
 		}
 	}
 	return vs
+}
+
+// applyPasses returns QuickJS() after the passes of Harden, with the
+// runtime's FuelConfig, but the one named skip; skip "" applies Fuel
+// alone.
+func applyPasses(b *testing.B, skip string) []byte {
+	m, err := Decode(QuickJS())
+	require.NoError(b, err)
+	fuel := func(m *Module) error { return Fuel(m, FuelConfig{BackEdges: true}) }
+	passes := []struct {
+		name string
+		f    func(*Module) error
+	}{
+		{"DropStdModules", DropStdModules}, {"RefuseImports", RefuseImports},
+		{"ExportStackPointer", ExportStackPointer}, {"ExportStdLoop", ExportStdLoop},
+		{"AddDispatcher", AddDispatcher}, {"GrowTrap", GrowTrap}, {"PinInterruptHandler", PinInterruptHandler},
+		{"GuardAsyncGeneratorResume", GuardAsyncGeneratorResume}, {"GuardProxyOwnKeysSize", GuardProxyOwnKeysSize},
+		{"DivideAfterPrivateName", DivideAfterPrivateName}, {"DirectCalls", DirectCalls},
+		{"Fuel", fuel}, {"StackWatch", StackWatch},
+	}
+	found := false
+	for _, p := range passes {
+		if p.name == skip {
+			found = true
+			continue
+		}
+		if skip == "" && p.name != "Fuel" {
+			continue
+		}
+		require.NoError(b, p.f(m), p.name)
+	}
+	if skip != "" && !found {
+		b.Fatalf("no pass %q", skip)
+	}
+	out, err := m.Encode()
+	require.NoError(b, err)
+	return out
 }
 
 // runOnce runs code in a fresh instance and returns the wall time, the CPU

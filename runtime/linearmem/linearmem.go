@@ -46,7 +46,9 @@
 //
 // When wazero frees a memory (the module is closed), the pool scrubs it:
 // every byte the previous user could have written reads as zero before the
-// memory is handed out again. Only the committed range can have been
+// memory is handed out again (except, for a pool that serves one module,
+// the pages PoolOptions.Overwritten says that module's instantiation
+// rewrites in full). Only the committed range can have been
 // written; mincore splits it into resident and non-resident pages. Resident
 // pages are cleared in place, which is cheap and keeps them resident, so the
 // next user touches them without faulting; non-resident pages, which

@@ -1,8 +1,10 @@
 package linearmem
 
 import (
+	"cmp"
 	"os"
 	"runtime"
+	"slices"
 	"sync"
 
 	"github.com/tetratelabs/wazero/experimental"
@@ -59,6 +61,49 @@ type PoolOptions struct {
 	// evicted ones). It suits a user that allocates ahead of time, off its
 	// critical path, and frees on it. It takes precedence over Background.
 	ScrubOnAllocate bool
+	// Overwritten lists byte ranges of linear memory that every user of
+	// the pool's memories overwrites in full before anything reads them:
+	// the active data segments of the one module instantiated with the
+	// pool, which wazero copies into a memory when it instantiates the
+	// module, before any code of it runs. Scrubbing leaves the pages that lie
+	// wholly inside one of them as the previous user left them (a resident
+	// page is not cleared; a non-resident one is still dropped), since the
+	// next instantiation rewrites every byte of them anyway; every other
+	// byte is scrubbed as usual. A pool with Overwritten must serve only
+	// instantiations of that module: a memory it hands out reads as zero
+	// outside these pages only.
+	Overwritten []Span
+}
+
+// Span is a range of bytes of a linear memory: [Off, Off+Len).
+type Span struct{ Off, Len uint64 }
+
+// pageRange is a range of whole pages, [first, end), by page index.
+type pageRange struct{ first, end uint64 }
+
+// wholePages returns the pages that lie wholly inside one of spans, as
+// sorted, merged ranges.
+func wholePages(spans []Span, pageSize uint64) []pageRange {
+	var rs []pageRange
+	for _, sp := range spans {
+		if sp.Len == 0 || sp.Off+sp.Len < sp.Off {
+			continue
+		}
+		first, end := (sp.Off+pageSize-1)/pageSize, (sp.Off+sp.Len)/pageSize
+		if first < end {
+			rs = append(rs, pageRange{first, end})
+		}
+	}
+	slices.SortFunc(rs, func(a, b pageRange) int { return cmp.Compare(a.first, b.first) })
+	merged := rs[:0]
+	for _, r := range rs {
+		if n := len(merged); n > 0 && r.first <= merged[n-1].end {
+			merged[n-1].end = max(merged[n-1].end, r.end)
+			continue
+		}
+		merged = append(merged, r)
+	}
+	return merged
 }
 
 // PoolStats are counters of a Pool.
@@ -123,6 +168,8 @@ type poolState struct {
 	inline   bool
 	populate bool
 	lazy     bool // ScrubOnAllocate
+	// keepPages are the pages scrubbing leaves as they are (Overwritten).
+	keepPages []pageRange
 
 	mu sync.Mutex
 	// idle holds the kept regions, least recently freed first.
@@ -150,6 +197,7 @@ func NewPool(opts PoolOptions) *Pool {
 		populate: opts.PopulateGrowth,
 		lazy:     opts.ScrubOnAllocate,
 	}
+	s.keepPages = wholePages(opts.Overwritten, s.pageSize)
 	if s.maxIdle == 0 {
 		s.maxIdle = 2 * runtime.GOMAXPROCS(0)
 	}
@@ -405,5 +453,5 @@ func (s *poolState) scrub(r *region) bool {
 		s.stats.Trimmed++
 		s.mu.Unlock()
 	}
-	return scrubPages(r.mapping[:r.committed], s.pageSize) == nil
+	return scrubPages(r.mapping[:r.committed], s.pageSize, s.keepPages) == nil
 }

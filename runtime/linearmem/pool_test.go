@@ -643,3 +643,52 @@ func TestPoolScrubOnAllocate(t *testing.T) {
 		})
 	}
 }
+
+// TestPoolOverwritten checks PoolOptions.Overwritten: after a memory whose
+// every byte was written is freed and reused, the pages wholly inside a span
+// still hold what the previous user wrote (its next user overwrites them, as
+// wazero does with data segments), and every other byte, including the
+// parts of pages that a span covers only in part, reads zero; pages that
+// were never resident stay out of the way.
+func TestPoolOverwritten(t *testing.T) {
+	ps := os.Getpagesize()
+	spans := []linearmem.Span{
+		{Off: 0, Len: uint64(2 * ps)},                      // pages 0 and 1
+		{Off: uint64(3*ps + 100), Len: uint64(3*ps - 100)}, // page 3 in part, 4 and 5 whole
+		{Off: uint64(5 * ps), Len: uint64(ps)},             // page 5 again (merged)
+		{Off: uint64(8*ps + 1), Len: uint64(ps)},           // no whole page
+		{Off: uint64(10 * ps), Len: 0},                     // empty
+		{Off: uint64(12 * ps), Len: uint64(2 * ps)},        // pages 12, 13: never touched
+	}
+	kept := map[int]bool{0: true, 1: true, 4: true, 5: true}
+	const pages = 16
+	for _, mode := range poolModes {
+		t.Run(mode.name, func(t *testing.T) {
+			p := newPool(t, linearmem.PoolOptions{Background: !mode.inline, Overwritten: spans})
+			mem := allocate(t, p, 64*wasmPage)
+			buf := mem.Reallocate(wasmPage)
+			require.GreaterOrEqual(t, len(buf), pages*ps)
+			for i := range pages * ps {
+				if i/ps != 12 && i/ps != 13 {
+					buf[i] = byte(i%251 + 1)
+				}
+			}
+			require.Zero(t, countTrue(resident(t, buf[12*ps:14*ps])), "pages 12 and 13 never touched")
+			mem.Free()
+			waitIdle(t, p, 1)
+
+			again := allocate(t, p, 64*wasmPage)
+			defer again.Free()
+			buf = again.Reallocate(wasmPage)
+			for pg := range pages {
+				page := buf[pg*ps : (pg+1)*ps]
+				if kept[pg] {
+					require.Equal(t, -1, firstMismatch(page, 1, func(i int) byte { return byte((pg*ps+i)%251 + 1) }),
+						"page %d lies wholly inside a span and is left as it was", pg)
+				} else {
+					require.Equal(t, -1, firstMismatch(page, 1, func(int) byte { return 0 }), "page %d is scrubbed", pg)
+				}
+			}
+		})
+	}
+}

@@ -32,9 +32,13 @@ var zeros [4096]byte
 // when it is clean and out of cache (reads are cheaper than writes), and
 // avoids a fault for a page that is resident only as a mapping of the
 // kernel's shared zero page (read, never written).
-func scrubPages(b []byte, pageSize uint64) error {
+//
+// A resident page in keep (page indexes from the start of b, sorted) is
+// left as it is: its next user overwrites it (PoolOptions.Overwritten).
+func scrubPages(b []byte, pageSize uint64, keep []pageRange) error {
 	var vec [mincoreChunk]byte
 	ps := int(pageSize)
+	base := 0 // page index of b[0] in the memory
 	for len(b) > 0 {
 		chunk := b[:min(len(b), mincoreChunk*ps)]
 		b = b[len(chunk):]
@@ -46,6 +50,7 @@ func scrubPages(b []byte, pageSize uint64) error {
 			if err := zeroPages(chunk); err != nil {
 				return err
 			}
+			base += n
 			continue
 		}
 		for i := 0; i < n; {
@@ -56,24 +61,34 @@ func scrubPages(b []byte, pageSize uint64) error {
 			}
 			run := chunk[i*ps : j*ps]
 			if resident != 0 {
-				clearResident(run, ps)
+				keep = clearResident(run, ps, uint64(base+i), keep)
 			} else if err := zeroPages(run); err != nil {
 				return err
 			}
 			i = j
 		}
+		base += n
 	}
 	return nil
 }
 
 // clearResident zeroes b page by page, skipping pages that already read as
-// zero.
-func clearResident(b []byte, pageSize int) {
-	for off := 0; off < len(b); off += pageSize {
-		if page := b[off : off+pageSize]; !isZero(page) {
+// zero and pages in keep; first is the page index of b[0]. It returns what
+// is left of keep past b, for the next run.
+func clearResident(b []byte, pageSize int, first uint64, keep []pageRange) []pageRange {
+	for k := 0; k*pageSize < len(b); k++ {
+		p := first + uint64(k)
+		for len(keep) > 0 && keep[0].end <= p {
+			keep = keep[1:]
+		}
+		if len(keep) > 0 && keep[0].first <= p {
+			continue
+		}
+		if page := b[k*pageSize : (k+1)*pageSize]; !isZero(page) {
 			clear(page)
 		}
 	}
+	return keep
 }
 
 func isZero(b []byte) bool {

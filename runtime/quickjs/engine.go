@@ -133,8 +133,12 @@ func NewEngine(ctx context.Context, opts Options) (*Engine, error) {
 	}
 	rt := wazero.NewRuntimeWithConfig(ctx, cfg)
 	e := &Engine{
-		rt:     rt,
-		alloc:  linearmem.NewPool(linearmem.PoolOptions{PopulateGrowth: true, ScrubOnAllocate: opts.ScrubOnAllocate}),
+		rt: rt,
+		// The pool serves this module only, whose data segments wazero
+		// writes into every memory it hands out: scrubbing need not clear
+		// the pages they cover.
+		alloc: linearmem.NewPool(linearmem.PoolOptions{PopulateGrowth: true, ScrubOnAllocate: opts.ScrubOnAllocate,
+			Overwritten: dataSpans(opts.Wasm)}),
 		config: wazero.NewModuleConfig().WithName("").WithStartFunctions().WithRandSource(rand.Reader),
 	}
 	if err := e.init(ctx, opts.Wasm); err != nil {
