@@ -3,7 +3,7 @@ package runtime
 import (
 	"context"
 	"fmt"
-	"github.com/coderun/coderun/runtime/transpile"
+	"github.com/coderun/coderun/runtime/internal/transpile"
 	"strings"
 	"testing"
 

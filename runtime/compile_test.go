@@ -12,7 +12,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/coderun/coderun/runtime/transpile"
+	"github.com/coderun/coderun/runtime/internal/transpile"
 )
 
 func TestProgramTooLarge(t *testing.T) {

@@ -9,7 +9,7 @@ import (
 
 // Functions keep the names the user wrote, in .name, in err.stack read
 // inside the program, in the failure message and in the engine's messages,
-// although esbuild renames bindings that shadow others (runtime/transpile,
+// although esbuild renames bindings that shadow others (runtime/internal/transpile,
 // names.go).
 func TestNamesAsWritten(t *testing.T) {
 	e := testEngine(t)

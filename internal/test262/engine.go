@@ -180,7 +180,7 @@ func (r *engineRun) body(body string) Outcome {
 // settledMark starts the line helper.js prints when the program settled.
 const settledMark = "\x02test262:settled "
 
-// WrapBody places body where coderun places a program (runtime/transpile).
+// WrapBody places body where coderun places a program (runtime/internal/transpile).
 func WrapBody(body string) string {
 	return "(async function __dsh_main__() { \"use strict\";\n" + body + "\n})"
 }
