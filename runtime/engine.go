@@ -16,8 +16,8 @@ import (
 
 	"github.com/coderun/coderun/budget"
 	"github.com/coderun/coderun/hostcalls"
+	"github.com/coderun/coderun/internal/quickjs"
 	"github.com/coderun/coderun/runtime/internal/transpile"
-	"github.com/coderun/coderun/runtime/quickjs"
 )
 
 //go:embed prelude.js

@@ -4,7 +4,7 @@ import (
 	"errors"
 
 	"github.com/coderun/coderun/budget"
-	"github.com/coderun/coderun/runtime/quickjs"
+	"github.com/coderun/coderun/internal/quickjs"
 )
 
 // errMemoryLimit is returned when an instance cannot be given what it needs

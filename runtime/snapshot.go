@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/coderun/coderun/runtime/quickjs"
+	"github.com/coderun/coderun/internal/quickjs"
 	"github.com/coderun/coderun/wasm"
 )
 

@@ -11,7 +11,7 @@ import (
 	"github.com/tetratelabs/wazero"
 
 	"github.com/coderun/coderun/budget"
-	"github.com/coderun/coderun/runtime/quickjs"
+	"github.com/coderun/coderun/internal/quickjs"
 	"github.com/coderun/coderun/wasm"
 	"github.com/coderun/coderun/wasm/upstream"
 )
