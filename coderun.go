@@ -24,7 +24,10 @@ import (
 // Config holds the budgets every run gets. It is validated by New; there are
 // no per-request knobs and no hidden defaults inside Run.
 type Config struct {
-	// Fuel is the deterministic compute budget, in fuel units. See budget.FuelUnit.
+	// Fuel is the deterministic compute budget, in fuel units. A unit is
+	// roughly one function call or one backward jump (loop iteration) of the
+	// interpreter, or one repeated loop iteration of the engine's C code; the
+	// count depends only on the program and the binding results it sees.
 	Fuel uint64
 	// ComputeTime is the guest's busy time; time spent waiting on bindings and
 	// timers is not charged.
@@ -229,7 +232,7 @@ var ErrInvalidBinding = hostcalls.ErrInvalidBinding
 // there, in units per millisecond: an empty loop 326k, JSON round trips
 // 58k, sorting 106k, recursive calls (fib) 29k. 4e9 units is 12 s of an
 // empty loop, 38 s of sorting, 69 s of JSON work; ComputeTime (60 s)
-// bounds the slowest mixes. See budget.FuelUnit for what a unit is.
+// bounds the slowest mixes. See Config.Fuel for what a unit is.
 const DefaultFuel = 4_000_000_000
 
 // DefaultConfig returns the default budgets: about 60 s of computation in

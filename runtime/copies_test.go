@@ -63,7 +63,7 @@ func TestPendingArgumentsAreCharged(t *testing.T) {
 	// The calls to hold wait until measure has measured the heap with all
 	// of them pending; the program then waits for them, so that none
 	// outlives the run.
-	o, err := e.Run(context.Background(), `
+	o, err := e.run(context.Background(), `
 		const s = "x".repeat(1 << 20);
 		const messages = [], calls = [];
 		for (let i = 0; i < 200; i++) calls.push(api.hold(s).catch(e => messages.push(e.message)));
@@ -114,7 +114,7 @@ func TestArgumentOverLimit(t *testing.T) {
 					return []byte(fmt.Sprint(len(args))), nil
 				},
 			}}}
-			o, err := e.Run(context.Background(), fmt.Sprintf(`
+			o, err := e.run(context.Background(), fmt.Sprintf(`
 				const v = %s;
 				let over;
 				try { await api.size(v) } catch (e) { over = e.name + ": " + e.message }
@@ -140,7 +140,7 @@ func TestBigArgumentsArrive(t *testing.T) {
 	}}}
 	for _, expr := range []string{`"x".repeat(1 << 20)`, `"é".repeat(1 << 19)`, `"日😀".repeat(1 << 17)`, `"x".repeat(1 << 20) + "é"`} {
 		t.Run(expr, func(t *testing.T) {
-			o, err := e.Run(context.Background(), `const v = `+expr+`; const r = await api.echo(v); return r === v`, bindings)
+			o, err := e.run(context.Background(), `const v = `+expr+`; const r = await api.echo(v); return r === v`, bindings)
 			require.NoError(t, err)
 			require.Empty(t, o.Kind, o.Message)
 			require.Equal(t, "true", string(o.Value))
@@ -173,7 +173,7 @@ func TestBigArgumentCancelIsSeenAtOnce(t *testing.T) {
 			}
 		}
 		e.hooks.ended = func(r *run) { total = r.pieces }
-		o, err := e.Run(ctx, program, bindings)
+		o, err := e.run(ctx, program, bindings)
 		cancel()
 		require.NoError(t, err)
 		require.Equal(t, KindAbort, o.Kind, "cancelled at piece %d", at)
@@ -196,7 +196,7 @@ func TestBigArgumentCancelIsSeenAtOnce(t *testing.T) {
 		e.hooks.ended = nil
 		var cancelled time.Time
 		go func() { <-mid; cancelled = time.Now(); cancel() }()
-		o, err := e.Run(ctx, program, bindings)
+		o, err := e.run(ctx, program, bindings)
 		took := time.Since(cancelled)
 		cancel()
 		require.NoError(t, err)
@@ -228,7 +228,7 @@ func TestBigValueIsCopiedInPieces(t *testing.T) {
 			after++
 		}
 	}
-	o, err := e.Run(ctx, `return "x".repeat(4 << 20)`, nil)
+	o, err := e.run(ctx, `return "x".repeat(4 << 20)`, nil)
 	require.NoError(t, err)
 	require.Equal(t, KindAbort, o.Kind)
 	require.LessOrEqual(t, after, 1)
@@ -244,7 +244,7 @@ func TestResultOverMemory(t *testing.T) {
 	bindings := []Binding{{Global: "api", Functions: map[string]Func{
 		"big": func(ctx context.Context, args []byte) ([]byte, error) { return big, nil },
 	}}}
-	o, err := e.Run(context.Background(), `try { await api.big(0) } catch (e) { return e.message }`, bindings)
+	o, err := e.run(context.Background(), `try { await api.big(0) } catch (e) { return e.message }`, bindings)
 	require.NoError(t, err)
 	require.Empty(t, o.Kind, o.Message)
 	want := fmt.Sprintf("binding result of %d bytes does not fit in the run's memory budget (MemoryBytes %d)", len(big), memory)

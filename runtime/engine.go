@@ -201,7 +201,7 @@ type Outcome struct {
 	Logs    []string
 	Kind    string // "" on success
 	Message string
-	// FuelUsed is the fuel the run spent (see budget.FuelUnit).
+	// FuelUsed is the fuel the run spent (see budget.fuelUnit).
 	FuelUsed uint64
 	// Busy is the guest's compute time and Wall the run's wall time.
 	Busy, Wall time.Duration
@@ -223,9 +223,9 @@ type RunOptions struct {
 	OnLog func(entry string)
 }
 
-// Run runs one program in a fresh instance. It returns an error only for
+// run runs one program in a fresh instance. It returns an error only for
 // misuse: a closed engine or an invalid binding declaration.
-func (e *Engine) Run(ctx context.Context, program string, bindings []Binding) (Outcome, error) {
+func (e *Engine) run(ctx context.Context, program string, bindings []Binding) (Outcome, error) {
 	return e.RunWith(ctx, program, bindings, RunOptions{})
 }
 

@@ -63,7 +63,7 @@ func TestStackInsideProgram(t *testing.T) {
 			"    at f (program.ts:2:27)\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			o, err := e.Run(context.Background(), tc.program, bindings)
+			o, err := e.run(context.Background(), tc.program, bindings)
 			require.NoError(t, err)
 			require.Empty(t, o.Kind, o.Message)
 			if strings.HasPrefix(tc.want, "[") {
@@ -111,7 +111,7 @@ return [Error.prepareStackTrace === f, TypeError.prepareStackTrace === f, g(1)]`
 			`[true, ["getColumnNumber","getFileName","getFunction","getFunctionName","getLineNumber","isNative"], "TypeError"]`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			o, err := e.Run(context.Background(), tc.program, nil)
+			o, err := e.run(context.Background(), tc.program, nil)
 			require.NoError(t, err)
 			require.Empty(t, o.Kind, o.Message)
 			require.JSONEq(t, tc.want, string(o.Value))
@@ -169,7 +169,7 @@ func TestMissingMemberCall(t *testing.T) {
 			message: "TypeError: not a function\n    at <program> (program.ts:2:3)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			o, err := e.Run(context.Background(), tc.program, bindings)
+			o, err := e.run(context.Background(), tc.program, bindings)
 			require.NoError(t, err)
 			if tc.message != "" {
 				require.Equal(t, KindException, o.Kind)
@@ -193,7 +193,7 @@ for (let i = 0; i < %d; i++) s += a().stack.length
 return s`, n)
 	b.ResetTimer()
 	for range b.N {
-		o, err := e.Run(context.Background(), program, nil)
+		o, err := e.run(context.Background(), program, nil)
 		if err != nil || o.Kind != "" {
 			b.Fatal(err, o.Message)
 		}

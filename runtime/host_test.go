@@ -46,7 +46,7 @@ func echoTools() []Binding {
 // mustRun runs program without bindings; Run must not fail as misuse.
 func mustRun(t *testing.T, e *Engine, program string) Outcome {
 	t.Helper()
-	o, err := e.Run(context.Background(), program, nil)
+	o, err := e.run(context.Background(), program, nil)
 	require.NoError(t, err)
 	return o
 }

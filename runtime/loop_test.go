@@ -58,7 +58,7 @@ func TestPendingTimersCostNoGoroutine(t *testing.T) {
 			return []byte(fmt.Sprint(goruntime.NumGoroutine())), nil
 		},
 	}}}
-	o, err := e.Run(context.Background(), `
+	o, err := e.run(context.Background(), `
 let fired = 0;
 for (let i = 0; i < 10000; i++) setTimeout(() => fired++, 1);
 const until = Date.now() + 50;
@@ -252,7 +252,7 @@ func TestGoexitEndsRunAtOnce(t *testing.T) {
 				},
 			}}}
 			start := time.Now()
-			o, err := e.Run(context.Background(), `console.log("started");`+tc.program, bindings)
+			o, err := e.run(context.Background(), `console.log("started");`+tc.program, bindings)
 			elapsed := time.Since(start)
 			require.NoError(t, err)
 			require.Equal(t, KindWorkerExit, o.Kind)

@@ -79,7 +79,7 @@ func deepRunsChild(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				o, err := e.Run(context.Background(), program, bindings(wait))
+				o, err := e.run(context.Background(), program, bindings(wait))
 				require.NoError(t, err)
 				outs[i] = o
 			}()

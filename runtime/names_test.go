@@ -49,7 +49,7 @@ func TestNamesAsWritten(t *testing.T) {
 			value: `["g", "m", "get p", "[Symbol.iterator]", ""]`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			o, err := e.Run(context.Background(), tc.program, nil)
+			o, err := e.run(context.Background(), tc.program, nil)
 			require.NoError(t, err)
 			if tc.message != "" {
 				require.Equal(t, KindException, o.Kind)

@@ -145,7 +145,7 @@ func (tsJSONMarshaler) MarshalJSON() ([]byte, error)  { return []byte(`0`), nil 
 func (*tsJSONUnmarshaler) UnmarshalJSON([]byte) error { return nil }
 func (*tsTextPtr) MarshalText() ([]byte, error)       { return nil, nil }
 
-// Go types render through their inferred schemas as TypeScript types that
+// Go types render through their inferred schemas as typeScript types that
 // match their JSON encoding.
 func TestSchemaForRendered(t *testing.T) {
 	tests := []struct {
@@ -273,7 +273,7 @@ func TestSchemaForRendered(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := TypeScript(SchemaFor(tt.typ), "")
+			got := typeScript(SchemaFor(tt.typ), "")
 			require.Equal(t, tt.want, got)
 			requireValidType(t, got)
 		})
