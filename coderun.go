@@ -207,18 +207,18 @@ type Kind string
 // The failure kinds.
 const (
 	// Exception: the program threw, or its source did not compile.
-	Exception Kind = "exception"
+	Exception Kind = runtime.KindException
 	// Timeout: a budget ran out (fuel, compute time or wall time); the
 	// message names which.
-	Timeout Kind = "timeout"
+	Timeout Kind = runtime.KindTimeout
 	// Abort: the caller's ctx was cancelled, or the Runtime was closed.
-	Abort Kind = "abort"
+	Abort Kind = runtime.KindAbort
 	// WorkerExit: the instance died (memory cap, trap, guest exit).
-	WorkerExit Kind = "worker-exit"
+	WorkerExit Kind = runtime.KindWorkerExit
 	// InvalidOutput: the completion value is not lossless JSON.
-	InvalidOutput Kind = "invalid-output"
+	InvalidOutput Kind = runtime.KindInvalidOutput
 	// OutputLimit: logs plus value (or message) exceeded MaxOutputBytes.
-	OutputLimit Kind = "output-limit"
+	OutputLimit Kind = runtime.KindOutputLimit
 )
 
 // ErrClosed is returned by Run after Close.
@@ -297,11 +297,7 @@ func (r *Runtime) Run(ctx context.Context, req Request) (Result, error) {
 	for i, ns := range req.Bindings {
 		b := runtime.Binding{Global: ns.Global, Functions: make(map[string]runtime.Func, len(ns.Functions))}
 		for name, f := range ns.Functions {
-			if f == nil {
-				b.Functions[name] = nil
-				continue
-			}
-			b.Functions[name] = func(ctx context.Context, args []byte) ([]byte, error) { return f(ctx, args) }
+			b.Functions[name] = f
 		}
 		if ns.ErrorClass != nil {
 			b.ErrorClass, b.MemberProperty = ns.ErrorClass.Name, ns.ErrorClass.MemberNameProperty

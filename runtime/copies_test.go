@@ -50,11 +50,11 @@ func TestPendingArgumentsAreCharged(t *testing.T) {
 	base := heapInUse()
 	var grown int64
 	bindings := []Binding{{Global: "api", Functions: map[string]Func{
-		"hold": func(ctx context.Context, args []byte) ([]byte, error) {
+		"hold": func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
 			<-release
 			return []byte("1"), nil
 		},
-		"measure": func(ctx context.Context, args []byte) ([]byte, error) {
+		"measure": func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
 			grown = heapInUse() - base
 			close(release)
 			return []byte("1"), nil
@@ -109,7 +109,7 @@ func TestArgumentOverLimit(t *testing.T) {
 			e := engineWith(t, func(l *budget.Limits) { l.MaxArgumentBytes = tc.limit })
 			var calls int
 			bindings := []Binding{{Global: "api", ErrorClass: "ApiError", MemberProperty: "member", Functions: map[string]Func{
-				"size": func(ctx context.Context, args []byte) ([]byte, error) {
+				"size": func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
 					calls++
 					return []byte(fmt.Sprint(len(args))), nil
 				},
@@ -136,7 +136,7 @@ func TestBigArgumentsArrive(t *testing.T) {
 	var pieces int
 	e.hooks.ended = func(r *run) { pieces = r.pieces }
 	bindings := []Binding{{Global: "api", Functions: map[string]Func{
-		"echo": func(ctx context.Context, args []byte) ([]byte, error) { return args, nil },
+		"echo": func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) { return args, nil },
 	}}}
 	for _, expr := range []string{`"x".repeat(1 << 20)`, `"é".repeat(1 << 19)`, `"日😀".repeat(1 << 17)`, `"x".repeat(1 << 20) + "é"`} {
 		t.Run(expr, func(t *testing.T) {
@@ -157,7 +157,9 @@ func TestBigArgumentCancelIsSeenAtOnce(t *testing.T) {
 	}
 	e := engineWith(t, func(l *budget.Limits) { l.MemoryBytes = 1 << 30; l.MaxArgumentBytes = 256 << 20 })
 	bindings := []Binding{{Global: "api", Functions: map[string]Func{
-		"size": func(ctx context.Context, args []byte) ([]byte, error) { return []byte(fmt.Sprint(len(args))), nil },
+		"size": func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
+			return []byte(fmt.Sprint(len(args))), nil
+		},
 	}}}
 	const program = `const s = "x".repeat(1e8); return await api.size(s)`
 
@@ -242,7 +244,7 @@ func TestResultOverMemory(t *testing.T) {
 	e := engineWith(t, func(l *budget.Limits) { l.MemoryBytes = memory })
 	big := []byte(`"` + strings.Repeat("x", 20<<20) + `"`)
 	bindings := []Binding{{Global: "api", Functions: map[string]Func{
-		"big": func(ctx context.Context, args []byte) ([]byte, error) { return big, nil },
+		"big": func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) { return big, nil },
 	}}}
 	o, err := e.run(context.Background(), `try { await api.big(0) } catch (e) { return e.message }`, bindings)
 	require.NoError(t, err)

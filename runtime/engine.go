@@ -8,6 +8,7 @@ package runtime
 import (
 	"context"
 	_ "embed"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
@@ -26,7 +27,8 @@ var preludeJS string
 // ErrClosed is returned by Run after Close.
 var ErrClosed = errors.New("coderun: runtime closed")
 
-// Kinds of failure, as coderun reports them.
+// Kinds of failure: the one set of failure kinds. Package coderun exports
+// them as its Kind constants (coderun.Exception, …) without copying them.
 const (
 	KindException     = "exception"
 	KindTimeout       = "timeout"
@@ -192,8 +194,9 @@ type Binding struct {
 	SharesErrorClass bool
 }
 
-// Func is a host function; see coderun.Func.
-type Func = func(ctx context.Context, args []byte) ([]byte, error)
+// Func is a host function; see coderun.Func, whose values are Funcs
+// without conversion.
+type Func = func(ctx context.Context, args json.RawMessage) (json.RawMessage, error)
 
 // Outcome is what a run produced.
 type Outcome struct {

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sort"
@@ -18,8 +19,10 @@ import (
 func TestStackInsideProgram(t *testing.T) {
 	e := testEngine(t)
 	bindings := []Binding{{Global: "tools", ErrorClass: "ToolError", MemberProperty: "tool", Functions: map[string]Func{
-		"echo": func(ctx context.Context, args []byte) ([]byte, error) { return args, nil },
-		"fail": func(ctx context.Context, args []byte) ([]byte, error) { return nil, errors.New("it failed") },
+		"echo": func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) { return args, nil },
+		"fail": func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
+			return nil, errors.New("it failed")
+		},
 	}}}
 	for _, tc := range []struct {
 		name, program, want string
@@ -124,7 +127,7 @@ return [Error.prepareStackTrace === f, TypeError.prepareStackTrace === f, g(1)]`
 // reading one, testing for one and optional calls work as before.
 func TestMissingMemberCall(t *testing.T) {
 	e := testEngine(t)
-	echo := func(ctx context.Context, args []byte) ([]byte, error) { return args, nil }
+	echo := func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) { return args, nil }
 	many := map[string]Func{}
 	var names []string
 	for i := range 25 {

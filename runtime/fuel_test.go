@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"encoding/json"
 	goruntime "runtime"
 	"testing"
 	"time"
@@ -46,7 +47,7 @@ func TestWaitingSpendsNoFuel(t *testing.T) {
 	e := testEngine(t)
 	fuelWith := func(delay time.Duration) uint64 {
 		b := []Binding{{Global: "tools", Functions: map[string]Func{
-			"get": func(ctx context.Context, args []byte) ([]byte, error) {
+			"get": func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
 				time.Sleep(delay)
 				return []byte(`[1,2,3]`), nil
 			},

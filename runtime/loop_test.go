@@ -54,7 +54,7 @@ func TestPendingTimersCostNoGoroutine(t *testing.T) {
 	e := loopEngine(t)
 	before := goruntime.NumGoroutine()
 	bindings := []Binding{{Global: "tools", Functions: map[string]Func{
-		"goroutines": func(context.Context, []byte) ([]byte, error) {
+		"goroutines": func(context.Context, json.RawMessage) (json.RawMessage, error) {
 			return []byte(fmt.Sprint(goruntime.NumGoroutine())), nil
 		},
 	}}}
@@ -242,11 +242,11 @@ func TestGoexitEndsRunAtOnce(t *testing.T) {
 			before := goruntime.NumGoroutine()
 			release := make(chan struct{})
 			bindings := []Binding{{Global: "tools", Functions: map[string]Func{
-				"exit": func(context.Context, []byte) ([]byte, error) {
+				"exit": func(context.Context, json.RawMessage) (json.RawMessage, error) {
 					goruntime.Goexit()
 					return nil, nil
 				},
-				"wait": func(context.Context, []byte) ([]byte, error) {
+				"wait": func(context.Context, json.RawMessage) (json.RawMessage, error) {
 					<-release
 					return []byte(`1`), nil
 				},

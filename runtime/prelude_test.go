@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"testing"
 
@@ -15,8 +16,10 @@ import (
 func TestPreludeIntegrity(t *testing.T) {
 	e := testEngine(t)
 	bindings := []Binding{{Global: "tools", ErrorClass: "ToolError", MemberProperty: "tool", Functions: map[string]Func{
-		"echo": func(ctx context.Context, args []byte) ([]byte, error) { return args, nil },
-		"fail": func(ctx context.Context, args []byte) ([]byte, error) { return nil, errors.New("it failed") },
+		"echo": func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) { return args, nil },
+		"fail": func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
+			return nil, errors.New("it failed")
+		},
 	}}}
 	for _, tc := range []struct {
 		name, program, want string
