@@ -1,6 +1,9 @@
 // Package budget validates coderun's budgets (fuel, compute time, wall time,
 // memory, output, concurrency) and meters one run against them, deciding
 // which budget tripped and with which message.
+//
+// Package budget is part of coderun's engine. It is not an API: it has no
+// compatibility promise, and may change in any release. Use package coderun.
 package budget
 
 import (

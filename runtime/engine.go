@@ -3,6 +3,9 @@
 // per Engine, a fresh instance for every run, the
 // host-driven event loop that runs a program to completion, and the
 // lifecycle that lets Close stop every run in flight.
+//
+// Package runtime is part of coderun's engine. It is not an API: it has no
+// compatibility promise, and may change in any release. Use package coderun.
 package runtime
 
 import (

@@ -99,7 +99,7 @@ func (c FuelConfig) withDefaults() (FuelConfig, error) {
 
 // Fuel adds deterministic fuel metering and preemption points.
 //
-// It imports fuelImportModule.FuelImportName, fuel_yield (i64) -> i64,
+// It imports fuelImportModule.fuelImportName, fuel_yield (i64) -> i64,
 // after the existing imports (so every defined function's index grows by
 // one; table indices do not change), and adds a mutable i64 global, initial
 // value 0, exported as FuelGlobalExport. Code charges fuel by subtracting a

@@ -19,7 +19,7 @@ type Member struct {
 	Params, Result json.RawMessage
 }
 
-// Namespace renders one namespace as a typeScript declaration for a model's
+// Namespace renders one namespace as a TypeScript declaration for a model's
 // prompt, members sorted by name:
 //
 //	declare const tools: {

@@ -145,7 +145,7 @@ func (tsJSONMarshaler) MarshalJSON() ([]byte, error)  { return []byte(`0`), nil 
 func (*tsJSONUnmarshaler) UnmarshalJSON([]byte) error { return nil }
 func (*tsTextPtr) MarshalText() ([]byte, error)       { return nil, nil }
 
-// Go types render through their inferred schemas as typeScript types that
+// Go types render through their inferred schemas as TypeScript types that
 // match their JSON encoding.
 func TestSchemaForRendered(t *testing.T) {
 	tests := []struct {

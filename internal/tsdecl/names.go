@@ -6,9 +6,9 @@ import (
 	"strings"
 )
 
-// PropertyName renders name as a typeScript property name: bare when it is
+// PropertyName renders name as a TypeScript property name: bare when it is
 // an ASCII identifier (letters, digits, "_" and "$", not digit-led), else as
-// a JSON string literal, which is also a valid typeScript string literal.
+// a JSON string literal, which is also a valid TypeScript string literal.
 func PropertyName(name string) string {
 	if IsIdentifier(name) {
 		return name
@@ -16,7 +16,7 @@ func PropertyName(name string) string {
 	return Literal(name)
 }
 
-// IsIdentifier reports whether s is an ASCII identifier that typeScript
+// IsIdentifier reports whether s is an ASCII identifier that TypeScript
 // accepts as a bare property name: letters, digits, "_" and "$", not
 // digit-led.
 func IsIdentifier(s string) bool {
@@ -35,9 +35,9 @@ func IsIdentifier(s string) bool {
 	return true
 }
 
-// Literal renders a JSON value as a typeScript literal type (or
+// Literal renders a JSON value as a TypeScript literal type (or
 // expression): JSON's strings, numbers, booleans, null, arrays and objects
-// are all valid typeScript with the same meaning. It is "unknown" for a
+// are all valid TypeScript with the same meaning. It is "unknown" for a
 // value that does not encode.
 func Literal(v any) string {
 	var buf bytes.Buffer

@@ -18,7 +18,7 @@ const maxSchemaDepth = 24
 // say) cannot make the output grow exponentially.
 const maxRenderCost = 1 << 16
 
-// typeScript renders a JSON Schema as the typeScript type of the values it
+// typeScript renders a JSON Schema as the TypeScript type of the values it
 // accepts, for a model's prompt. schema is the schema as decoded JSON
 // (map[string]any, bool, ...), a json.RawMessage, or anything else that
 // marshals to JSON.

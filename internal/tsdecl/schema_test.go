@@ -161,7 +161,7 @@ func TestTypeScriptPropertyDocEscaped(t *testing.T) {
 	require.Equal(t, "{\n  /**\n   * x *\\/ y\n   * z\n   * @default \"*\\/\"\n   */\n  a?: string;\n}", got)
 }
 
-// Whatever schema an upstream sends renders as valid typeScript of bounded
+// Whatever schema an upstream sends renders as valid TypeScript of bounded
 // size.
 func FuzzTypeScript(f *testing.F) {
 	for _, s := range []string{

@@ -7,7 +7,7 @@ import (
 	"github.com/evanw/esbuild/pkg/api"
 )
 
-// requireValidTS fails the test when src is not valid typeScript, as
+// requireValidTS fails the test when src is not valid TypeScript, as
 // esbuild parses it (it parses types fully to strip them).
 func requireValidTS(t *testing.T, src string) {
 	t.Helper()
