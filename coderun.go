@@ -24,7 +24,10 @@ import (
 // Config holds the budgets every run gets. It is validated by New; there are
 // no per-request knobs and no hidden defaults inside Run.
 type Config struct {
-	// Fuel is the deterministic compute budget, in fuel units. See budget.FuelUnit.
+	// Fuel is the deterministic compute budget, in fuel units. A unit is
+	// roughly one function call or one backward jump (loop iteration) of the
+	// interpreter, or one repeated loop iteration of the engine's C code; the
+	// count depends only on the program and the binding results it sees.
 	Fuel uint64
 	// ComputeTime is the guest's busy time; time spent waiting on bindings and
 	// timers is not charged.
@@ -204,18 +207,18 @@ type Kind string
 // The failure kinds.
 const (
 	// Exception: the program threw, or its source did not compile.
-	Exception Kind = "exception"
+	Exception Kind = runtime.KindException
 	// Timeout: a budget ran out (fuel, compute time or wall time); the
 	// message names which.
-	Timeout Kind = "timeout"
+	Timeout Kind = runtime.KindTimeout
 	// Abort: the caller's ctx was cancelled, or the Runtime was closed.
-	Abort Kind = "abort"
+	Abort Kind = runtime.KindAbort
 	// WorkerExit: the instance died (memory cap, trap, guest exit).
-	WorkerExit Kind = "worker-exit"
+	WorkerExit Kind = runtime.KindWorkerExit
 	// InvalidOutput: the completion value is not lossless JSON.
-	InvalidOutput Kind = "invalid-output"
+	InvalidOutput Kind = runtime.KindInvalidOutput
 	// OutputLimit: logs plus value (or message) exceeded MaxOutputBytes.
-	OutputLimit Kind = "output-limit"
+	OutputLimit Kind = runtime.KindOutputLimit
 )
 
 // ErrClosed is returned by Run after Close.
@@ -226,7 +229,7 @@ var ErrInvalidBinding = hostcalls.ErrInvalidBinding
 
 // DefaultFuel is DefaultConfig's fuel: about 60 seconds of CPU-bound work
 // on the reference machine (docs/performance.md gives the fuel rates of
-// typical work). See budget.FuelUnit for what a unit is.
+// typical work). See Config.Fuel for what a unit is.
 const DefaultFuel = 4_000_000_000
 
 // DefaultConfig returns the default budgets: about 60 s of computation in
@@ -291,11 +294,7 @@ func (r *Runtime) Run(ctx context.Context, req Request) (Result, error) {
 	for i, ns := range req.Bindings {
 		b := runtime.Binding{Global: ns.Global, Functions: make(map[string]runtime.Func, len(ns.Functions))}
 		for name, f := range ns.Functions {
-			if f == nil {
-				b.Functions[name] = nil
-				continue
-			}
-			b.Functions[name] = func(ctx context.Context, args []byte) ([]byte, error) { return f(ctx, args) }
+			b.Functions[name] = f
 		}
 		if ns.ErrorClass != nil {
 			b.ErrorClass, b.MemberProperty = ns.ErrorClass.Name, ns.ErrorClass.MemberNameProperty

@@ -1,6 +1,9 @@
 // Package budget validates coderun's budgets (fuel, compute time, wall time,
 // memory, output, concurrency) and meters one run against them, deciding
 // which budget tripped and with which message.
+//
+// Package budget is part of coderun's engine. It is not an API: it has no
+// compatibility promise, and may change in any release. Use package coderun.
 package budget
 
 import (
@@ -8,7 +11,7 @@ import (
 	"time"
 )
 
-// FuelUnit documents what one unit of fuel is. The hardened QuickJS module
+// fuelUnit documents what one unit of fuel is. The hardened QuickJS module
 // (see package wasm, Fuel) charges:
 //   - 1 unit each time any loop of the engine's C code (builtins, the
 //     garbage collector, the parser, regular expressions, JSON, BigInt …)
@@ -22,7 +25,7 @@ import (
 // jump (loop iteration) of the interpreter. The count depends only on the
 // program and the binding results it sees, so the same program spends the
 // same fuel on any machine.
-const FuelUnit = "one repeated C loop iteration; 10,000 per 10,000 interpreter operations"
+const fuelUnit = "one repeated C loop iteration; 10,000 per 10,000 interpreter operations"
 
 // InterruptCost is the fuel charged per QuickJS interrupt poll.
 const InterruptCost = 10000
@@ -42,8 +45,8 @@ type Limits struct {
 
 // Bounds of MemoryBytes.
 const (
-	MinMemoryBytes = 4 << 20
-	MaxMemoryBytes = 4 << 30
+	minMemoryBytes = 4 << 20
+	maxMemoryBytes = 4 << 30
 )
 
 // Validate returns an error naming the first field that is out of range and
@@ -56,9 +59,9 @@ func (l Limits) Validate() error {
 		return fmt.Errorf("coderun: Config.ComputeTime must be positive, got %v", l.ComputeTime)
 	case l.WallTime <= 0:
 		return fmt.Errorf("coderun: Config.WallTime must be positive, got %v", l.WallTime)
-	case l.MemoryBytes < MinMemoryBytes || l.MemoryBytes > MaxMemoryBytes:
+	case l.MemoryBytes < minMemoryBytes || l.MemoryBytes > maxMemoryBytes:
 		return fmt.Errorf("coderun: Config.MemoryBytes must be between 4 MiB (%d) and 4 GiB (%d), got %d",
-			int64(MinMemoryBytes), int64(MaxMemoryBytes), l.MemoryBytes)
+			int64(minMemoryBytes), int64(maxMemoryBytes), l.MemoryBytes)
 	case l.MaxOutputBytes < 4:
 		return fmt.Errorf("coderun: Config.MaxOutputBytes must be at least 4, got %d", l.MaxOutputBytes)
 	case l.MaxConcurrentCalls <= 0:
@@ -77,8 +80,8 @@ func (l Limits) MemoryPages() uint32 { return uint32(l.MemoryBytes >> 16) }
 // FuelMessage is the timeout message when fuel ran out.
 func FuelMessage(fuel uint64) string { return fmt.Sprintf("fuel budget exhausted (%d units)", fuel) }
 
-// ComputeMessage is the timeout message when compute time ran out.
-func ComputeMessage(busy time.Duration) string {
+// computeMessage is the timeout message when compute time ran out.
+func computeMessage(busy time.Duration) string {
 	return fmt.Sprintf("compute budget exhausted (%dms busy)", busy.Milliseconds())
 }
 

@@ -8,30 +8,30 @@ type Trip int
 // The budgets a Meter can trip.
 const (
 	None Trip = iota
-	Fuel
-	Compute
-	Wall
+	tripFuel
+	tripCompute
+	tripWall
 )
 
-// Slice is the most fuel handed to the guest between two checks. It bounds
+// slice is the most fuel handed to the guest between two checks. It bounds
 // how long the guest runs without a preemption point: at the slowest fuel
 // rate measured (C-heavy code such as sort, about 1,200 units per ms) 4,096
 // units is a few milliseconds; JavaScript code yields at each interrupt poll.
-// Slower code gets smaller slices (see SliceTarget).
-const Slice = 4096
+// Slower code gets smaller slices (see sliceTarget).
+const slice = 4096
 
-// SliceTarget is the guest busy time a slice aims at. When a slice took
+// sliceTarget is the guest busy time a slice aims at. When a slice took
 // longer (code whose fuel rate is low, such as bulk copies into cold memory
 // at one unit per 4 KiB), the next one is scaled down, to no less than
-// MinSlice; when it took less, the next one doubles, up to Slice. Slices only
+// minSlice; when it took less, the next one doubles, up to Slice. Slices only
 // decide how often the host checks the run, never how much fuel is charged:
 // the fuel spent, and the point where the fuel budget trips, are the same
 // whatever the slices were.
-const SliceTarget = 500 * time.Microsecond
+const sliceTarget = 500 * time.Microsecond
 
-// MinSlice is the smallest slice (a quarter of wasm.BulkMemoryChunk's
+// minSlice is the smallest slice (a quarter of wasm.bulkMemoryChunk's
 // charge: every chunk of a long bulk copy is then a preemption point).
-const MinSlice = 64
+const minSlice = 64
 
 // Meter accounts one run's fuel and busy time. It is used from the run's
 // goroutine only.
@@ -102,9 +102,9 @@ func (m *Meter) Refill(left int64, now time.Time) (int64, Trip) {
 	m.used = m.FuelUsed(left)
 	m.given = 0
 	if m.used >= m.limits.Fuel {
-		return 0, Fuel
+		return 0, tripFuel
 	}
-	if t := m.CheckTime(now); t != None {
+	if t := m.checkTime(now); t != None {
 		return 0, t
 	}
 	next := m.limits.Fuel - m.used
@@ -123,28 +123,28 @@ func (m *Meter) nextSlice(now time.Time) int64 {
 	s := m.slice
 	switch {
 	case s == 0:
-		s = Slice
-	case took > SliceTarget:
-		s = max(MinSlice, int64(float64(s)*float64(SliceTarget)/float64(took)))
+		s = slice
+	case took > sliceTarget:
+		s = max(minSlice, int64(float64(s)*float64(sliceTarget)/float64(took)))
 	default:
-		s = min(Slice, 2*s)
+		s = min(slice, 2*s)
 	}
 	m.slice = s
 	return s
 }
 
-// CheckTime reports whether compute or wall time ran out.
-func (m *Meter) CheckTime(now time.Time) Trip {
+// checkTime reports whether compute or wall time ran out.
+func (m *Meter) checkTime(now time.Time) Trip {
 	if now.Sub(m.start) >= m.limits.WallTime {
-		return Wall
+		return tripWall
 	}
 	if m.Busy(now) >= m.limits.ComputeTime {
-		return Compute
+		return tripCompute
 	}
 	return None
 }
 
-// Wall returns the wall time since the run started.
+// wall returns the wall time since the run started.
 func (m *Meter) Wall(now time.Time) time.Duration { return now.Sub(m.start) }
 
 // WallDeadline is when the wall-clock ceiling is reached.
@@ -153,11 +153,11 @@ func (m *Meter) WallDeadline() time.Time { return m.start.Add(m.limits.WallTime)
 // Message returns the timeout message for t.
 func (m *Meter) Message(t Trip) string {
 	switch t {
-	case Fuel:
+	case tripFuel:
 		return FuelMessage(m.limits.Fuel)
-	case Compute:
-		return ComputeMessage(m.limits.ComputeTime)
-	case Wall:
+	case tripCompute:
+		return computeMessage(m.limits.ComputeTime)
+	case tripWall:
 		return WallMessage(m.limits.WallTime)
 	}
 	return ""

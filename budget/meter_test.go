@@ -16,7 +16,7 @@ func simulate(t *testing.T, limit uint64, charges []int64, perUnit time.Duration
 	m := NewMeter(Limits{Fuel: limit, ComputeTime: 1 << 62, WallTime: 1 << 62}, now)
 	m.Enter(now)
 	var fuel int64
-	smallest = Slice
+	smallest = slice
 	for i := 0; ; i++ {
 		c := charges[i%len(charges)]
 		fuel -= c
@@ -26,13 +26,13 @@ func simulate(t *testing.T, limit uint64, charges []int64, perUnit time.Duration
 		}
 		yields++
 		next, trip := m.Refill(fuel, now)
-		if trip == Fuel {
+		if trip == tripFuel {
 			return m.used, yields, smallest
 		}
 		if trip != None {
 			t.Fatalf("unexpected trip %v", trip)
 		}
-		if limit-m.used > Slice { // not the last slice, which is what is left
+		if limit-m.used > slice { // not the last slice, which is what is left
 			smallest = min(smallest, next)
 		}
 		fuel = next
@@ -61,10 +61,10 @@ func TestSlicesDoNotChangeFuel(t *testing.T) {
 			if fast <= limit {
 				t.Fatalf("tripped at %d, within the limit %d", fast, limit)
 			}
-			if fastSmallest != Slice {
-				t.Fatalf("fast code got a slice of %d, want %d", fastSmallest, Slice)
+			if fastSmallest != slice {
+				t.Fatalf("fast code got a slice of %d, want %d", fastSmallest, slice)
 			}
-			if slowSmallest >= Slice || slowSmallest < MinSlice || slowYields <= fastYields {
+			if slowSmallest >= slice || slowSmallest < minSlice || slowYields <= fastYields {
 				t.Fatalf("slow code: smallest slice %d, %d yields (fast: %d)", slowSmallest, slowYields, fastYields)
 			}
 		})

@@ -54,29 +54,29 @@ func sortedKeys(m map[string]struct{}) []string {
 	return out
 }
 
-// IsReservedWord reports whether name is a reserved word of JavaScript or
+// isReservedWord reports whether name is a reserved word of JavaScript or
 // Python and so may not name a binding global or an error class. The match
 // is exact and case-sensitive ("None" is reserved, "none" is not).
-func IsReservedWord(name string) bool {
+func isReservedWord(name string) bool {
 	_, ok := reservedWords[name]
 	return ok
 }
 
-// IsReservedGlobal reports whether name is used or injected by the runtime
+// isReservedGlobal reports whether name is used or injected by the runtime
 // (for example "console" or "setTimeout") and so may not name a binding
 // global or an error class.
-func IsReservedGlobal(name string) bool {
+func isReservedGlobal(name string) bool {
 	_, ok := reservedGlobals[name]
 	return ok
 }
 
-// ReservedWords returns the reserved words checked by IsReservedWord, sorted.
+// sortedReservedWords returns the reserved words checked by isReservedWord, sorted.
 // The slice is a fresh copy that the caller may modify.
-func ReservedWords() []string { return sortedKeys(reservedWords) }
+func sortedReservedWords() []string { return sortedKeys(reservedWords) }
 
-// ReservedGlobals returns the names checked by IsReservedGlobal, sorted. The
+// sortedReservedGlobals returns the names checked by isReservedGlobal, sorted. The
 // slice is a fresh copy that the caller may modify.
-func ReservedGlobals() []string { return sortedKeys(reservedGlobals) }
+func sortedReservedGlobals() []string { return sortedKeys(reservedGlobals) }
 
 // isIdentifier reports whether s matches ^[A-Za-z_][A-Za-z0-9_]*$, the
 // identifiers usable as binding globals and error classes: ASCII only and

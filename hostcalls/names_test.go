@@ -26,8 +26,8 @@ func TestReservedSetsMatchContract(t *testing.T) {
 		got  func() []string
 		want string
 	}{
-		{"words", ReservedWords, contractReservedWords},
-		{"globals", ReservedGlobals, contractReservedGlobals},
+		{"words", sortedReservedWords, contractReservedWords},
+		{"globals", sortedReservedGlobals, contractReservedGlobals},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -39,15 +39,15 @@ func TestReservedSetsMatchContract(t *testing.T) {
 }
 
 func TestReservedListsAreCopies(t *testing.T) {
-	words := ReservedWords()
+	words := sortedReservedWords()
 	words[0] = "notReserved"
-	require.NotEqual(t, "notReserved", ReservedWords()[0])
-	require.False(t, IsReservedWord("notReserved"))
+	require.NotEqual(t, "notReserved", sortedReservedWords()[0])
+	require.False(t, isReservedWord("notReserved"))
 
-	globals := ReservedGlobals()
+	globals := sortedReservedGlobals()
 	globals[0] = "notReserved"
-	require.NotEqual(t, "notReserved", ReservedGlobals()[0])
-	require.False(t, IsReservedGlobal("notReserved"))
+	require.NotEqual(t, "notReserved", sortedReservedGlobals()[0])
+	require.False(t, isReservedGlobal("notReserved"))
 }
 
 func TestIsReserved(t *testing.T) {
@@ -71,8 +71,8 @@ func TestIsReserved(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			require.Equal(t, tt.wantWord, IsReservedWord(tt.name))
-			require.Equal(t, tt.wantGlobal, IsReservedGlobal(tt.name))
+			require.Equal(t, tt.wantWord, isReservedWord(tt.name))
+			require.Equal(t, tt.wantGlobal, isReservedGlobal(tt.name))
 		})
 	}
 }

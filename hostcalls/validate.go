@@ -16,10 +16,10 @@ var ErrInvalidBinding = errors.New("coderun: invalid binding declaration")
 // Length limits on declared names, in bytes. Names are untrusted input, so
 // each is bounded.
 const (
-	// MaxIdentifierLen bounds a binding global and an error class name.
-	MaxIdentifierLen = 64
-	// MaxMemberPropertyLen bounds an error class's member-name property.
-	MaxMemberPropertyLen = 64
+	// maxIdentifierLen bounds a binding global and an error class name.
+	maxIdentifierLen = 64
+	// maxMemberPropertyLen bounds an error class's member-name property.
+	maxMemberPropertyLen = 64
 	// MaxMemberNameLen bounds a member name.
 	MaxMemberNameLen = 256
 )
@@ -68,7 +68,7 @@ func Validate(decls []Decl) error {
 		if d.ErrorClass != "" && d.SharesErrorClass {
 			if prop, ok := seenClasses[d.ErrorClass]; !ok || prop != d.MemberProperty {
 				return invalidf("binding error class %s of %q is not declared by an earlier namespace",
-					quoteBounded(d.ErrorClass, MaxIdentifierLen), d.Global)
+					quoteBounded(d.ErrorClass, maxIdentifierLen), d.Global)
 			}
 		} else if d.ErrorClass != "" {
 			if err := checkName("binding error class", d.ErrorClass); err != nil {
@@ -82,7 +82,7 @@ func Validate(decls []Decl) error {
 			seenClasses[d.ErrorClass] = d.MemberProperty
 			if !usableMemberProperty(d.MemberProperty) {
 				return invalidf("binding error member property %s is not usable",
-					quoteBounded(d.MemberProperty, MaxMemberPropertyLen))
+					quoteBounded(d.MemberProperty, maxMemberPropertyLen))
 			}
 		}
 
@@ -97,14 +97,14 @@ func Validate(decls []Decl) error {
 // classes; what names the kind of name ("binding global").
 func checkName(what, name string) error {
 	switch {
-	case len(name) > MaxIdentifierLen:
+	case len(name) > maxIdentifierLen:
 		return invalidf("%s %s is too long (max %d)", what,
-			quoteBounded(name, MaxIdentifierLen), MaxIdentifierLen)
+			quoteBounded(name, maxIdentifierLen), maxIdentifierLen)
 	case !isIdentifier(name):
 		return invalidf("%s %q is not a usable identifier", what, name)
-	case IsReservedWord(name):
+	case isReservedWord(name):
 		return invalidf("%s %q is a reserved word", what, name)
-	case IsReservedGlobal(name):
+	case isReservedGlobal(name):
 		return invalidf("reserved %s %q", what, name)
 	}
 	return nil
@@ -115,7 +115,7 @@ func checkName(what, name string) error {
 // an identifier, so any bounded, valid UTF-8, NUL-free string is allowed
 // except those Error instances already use and Python dunders.
 func usableMemberProperty(p string) bool {
-	if p == "" || len(p) > MaxMemberPropertyLen || !cleanString(p) || isDunder(p) {
+	if p == "" || len(p) > maxMemberPropertyLen || !cleanString(p) || isDunder(p) {
 		return false
 	}
 	_, forbidden := forbiddenMemberProperties[p]

@@ -3,7 +3,7 @@ package runtime
 import (
 	"context"
 	"fmt"
-	"github.com/coderun/coderun/runtime/transpile"
+	"github.com/coderun/coderun/runtime/internal/transpile"
 	"strings"
 	"testing"
 
@@ -34,7 +34,7 @@ func TestProgramBytecodeIsReused(t *testing.T) {
 		{"bytecode too large to keep", bigProgram(), nil, KindException, "Error: 9999\n    at <program> (program.ts:10003:", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			first, err := e.Run(context.Background(), tc.program, tc.bindings)
+			first, err := e.run(context.Background(), tc.program, tc.bindings)
 			require.NoError(t, err)
 			require.Equal(t, tc.kind, first.Kind, first.Message)
 			prog, err := e.programs.Compile(t.Context(), tc.program, transpile.Options{})
@@ -46,7 +46,7 @@ func TestProgramBytecodeIsReused(t *testing.T) {
 			_, cached := prog.Compiled(params)
 			require.Equal(t, tc.cached, cached)
 			for range 3 {
-				o, err := e.Run(context.Background(), tc.program, tc.bindings)
+				o, err := e.run(context.Background(), tc.program, tc.bindings)
 				require.NoError(t, err)
 				require.Equal(t, first.Kind, o.Kind)
 				require.Equal(t, first.Message, o.Message)

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/coderun/coderun/budget"
-	"github.com/coderun/coderun/runtime/transpile"
+	"github.com/coderun/coderun/runtime/internal/transpile"
 )
 
 // compileCacheBytes bounds what the engine's cache of compiled programs holds: their JavaScript,

@@ -12,7 +12,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/coderun/coderun/runtime/transpile"
+	"github.com/coderun/coderun/runtime/internal/transpile"
 )
 
 func TestProgramTooLarge(t *testing.T) {
@@ -58,7 +58,7 @@ func TestCompileCancelled(t *testing.T) {
 		cancel(errors.New("client went away"))
 	}()
 	before := runtime.NumGoroutine()
-	o, err := e.Run(ctx, src, nil)
+	o, err := e.run(ctx, src, nil)
 	returned := time.Now()
 	require.NoError(t, err)
 	require.Equal(t, KindAbort, o.Kind)
@@ -83,7 +83,7 @@ func TestCompileClosed(t *testing.T) {
 	e.compilePhase = func(p transpile.Phase) { once.Do(func() { close(started) }) }
 	done := make(chan Outcome, 1)
 	go func() {
-		o, _ := e.Run(context.Background(), strings.Repeat("x = -a.b.c;\n", 1<<20/12), nil)
+		o, _ := e.run(context.Background(), strings.Repeat("x = -a.b.c;\n", 1<<20/12), nil)
 		done <- o
 	}()
 	<-started

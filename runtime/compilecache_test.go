@@ -28,7 +28,7 @@ func newAndRun(t *testing.T, cacheDir string) {
 	t.Helper()
 	e, err := New(context.Background(), Options{Limits: cacheTestLimits(), CacheDir: cacheDir})
 	require.NoError(t, err)
-	out, err := e.Run(context.Background(), "return 1+1", nil)
+	out, err := e.run(context.Background(), "return 1+1", nil)
 	require.NoError(t, err)
 	require.Equal(t, "2", string(out.Value), "%s: %s", out.Kind, out.Message)
 	require.NoError(t, e.Close(context.Background()))

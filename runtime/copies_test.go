@@ -50,11 +50,11 @@ func TestPendingArgumentsAreCharged(t *testing.T) {
 	base := heapInUse()
 	var grown int64
 	bindings := []Binding{{Global: "api", Functions: map[string]Func{
-		"hold": func(ctx context.Context, args []byte) ([]byte, error) {
+		"hold": func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
 			<-release
 			return []byte("1"), nil
 		},
-		"measure": func(ctx context.Context, args []byte) ([]byte, error) {
+		"measure": func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
 			grown = heapInUse() - base
 			close(release)
 			return []byte("1"), nil
@@ -63,7 +63,7 @@ func TestPendingArgumentsAreCharged(t *testing.T) {
 	// The calls to hold wait until measure has measured the heap with all
 	// of them pending; the program then waits for them, so that none
 	// outlives the run.
-	o, err := e.Run(context.Background(), `
+	o, err := e.run(context.Background(), `
 		const s = "x".repeat(1 << 20);
 		const messages = [], calls = [];
 		for (let i = 0; i < 200; i++) calls.push(api.hold(s).catch(e => messages.push(e.message)));
@@ -109,12 +109,12 @@ func TestArgumentOverLimit(t *testing.T) {
 			e := engineWith(t, func(l *budget.Limits) { l.MaxArgumentBytes = tc.limit })
 			var calls int
 			bindings := []Binding{{Global: "api", ErrorClass: "ApiError", MemberProperty: "member", Functions: map[string]Func{
-				"size": func(ctx context.Context, args []byte) ([]byte, error) {
+				"size": func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
 					calls++
 					return []byte(fmt.Sprint(len(args))), nil
 				},
 			}}}
-			o, err := e.Run(context.Background(), fmt.Sprintf(`
+			o, err := e.run(context.Background(), fmt.Sprintf(`
 				const v = %s;
 				let over;
 				try { await api.size(v) } catch (e) { over = e.name + ": " + e.message }
@@ -136,11 +136,11 @@ func TestBigArgumentsArrive(t *testing.T) {
 	var pieces int
 	e.hooks.ended = func(r *run) { pieces = r.pieces }
 	bindings := []Binding{{Global: "api", Functions: map[string]Func{
-		"echo": func(ctx context.Context, args []byte) ([]byte, error) { return args, nil },
+		"echo": func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) { return args, nil },
 	}}}
 	for _, expr := range []string{`"x".repeat(1 << 20)`, `"é".repeat(1 << 19)`, `"日😀".repeat(1 << 17)`, `"x".repeat(1 << 20) + "é"`} {
 		t.Run(expr, func(t *testing.T) {
-			o, err := e.Run(context.Background(), `const v = `+expr+`; const r = await api.echo(v); return r === v`, bindings)
+			o, err := e.run(context.Background(), `const v = `+expr+`; const r = await api.echo(v); return r === v`, bindings)
 			require.NoError(t, err)
 			require.Empty(t, o.Kind, o.Message)
 			require.Equal(t, "true", string(o.Value))
@@ -157,7 +157,9 @@ func TestBigArgumentCancelIsSeenAtOnce(t *testing.T) {
 	}
 	e := engineWith(t, func(l *budget.Limits) { l.MemoryBytes = 1 << 30; l.MaxArgumentBytes = 256 << 20 })
 	bindings := []Binding{{Global: "api", Functions: map[string]Func{
-		"size": func(ctx context.Context, args []byte) ([]byte, error) { return []byte(fmt.Sprint(len(args))), nil },
+		"size": func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
+			return []byte(fmt.Sprint(len(args))), nil
+		},
 	}}}
 	const program = `const s = "x".repeat(1e8); return await api.size(s)`
 
@@ -173,7 +175,7 @@ func TestBigArgumentCancelIsSeenAtOnce(t *testing.T) {
 			}
 		}
 		e.hooks.ended = func(r *run) { total = r.pieces }
-		o, err := e.Run(ctx, program, bindings)
+		o, err := e.run(ctx, program, bindings)
 		cancel()
 		require.NoError(t, err)
 		require.Equal(t, KindAbort, o.Kind, "cancelled at piece %d", at)
@@ -196,7 +198,7 @@ func TestBigArgumentCancelIsSeenAtOnce(t *testing.T) {
 		e.hooks.ended = nil
 		var cancelled time.Time
 		go func() { <-mid; cancelled = time.Now(); cancel() }()
-		o, err := e.Run(ctx, program, bindings)
+		o, err := e.run(ctx, program, bindings)
 		took := time.Since(cancelled)
 		cancel()
 		require.NoError(t, err)
@@ -228,7 +230,7 @@ func TestBigValueIsCopiedInPieces(t *testing.T) {
 			after++
 		}
 	}
-	o, err := e.Run(ctx, `return "x".repeat(4 << 20)`, nil)
+	o, err := e.run(ctx, `return "x".repeat(4 << 20)`, nil)
 	require.NoError(t, err)
 	require.Equal(t, KindAbort, o.Kind)
 	require.LessOrEqual(t, after, 1)
@@ -242,9 +244,9 @@ func TestResultOverMemory(t *testing.T) {
 	e := engineWith(t, func(l *budget.Limits) { l.MemoryBytes = memory })
 	big := []byte(`"` + strings.Repeat("x", 20<<20) + `"`)
 	bindings := []Binding{{Global: "api", Functions: map[string]Func{
-		"big": func(ctx context.Context, args []byte) ([]byte, error) { return big, nil },
+		"big": func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) { return big, nil },
 	}}}
-	o, err := e.Run(context.Background(), `try { await api.big(0) } catch (e) { return e.message }`, bindings)
+	o, err := e.run(context.Background(), `try { await api.big(0) } catch (e) { return e.message }`, bindings)
 	require.NoError(t, err)
 	require.Empty(t, o.Kind, o.Message)
 	want := fmt.Sprintf("binding result of %d bytes does not fit in the run's memory budget (MemoryBytes %d)", len(big), memory)

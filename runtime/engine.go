@@ -3,11 +3,15 @@
 // per Engine, a fresh instance for every run, the
 // host-driven event loop that runs a program to completion, and the
 // lifecycle that lets Close stop every run in flight.
+//
+// Package runtime is part of coderun's engine. It is not an API: it has no
+// compatibility promise, and may change in any release. Use package coderun.
 package runtime
 
 import (
 	"context"
 	_ "embed"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
@@ -16,8 +20,8 @@ import (
 
 	"github.com/coderun/coderun/budget"
 	"github.com/coderun/coderun/hostcalls"
-	"github.com/coderun/coderun/runtime/quickjs"
-	"github.com/coderun/coderun/runtime/transpile"
+	"github.com/coderun/coderun/internal/quickjs"
+	"github.com/coderun/coderun/runtime/internal/transpile"
 )
 
 //go:embed prelude.js
@@ -26,7 +30,8 @@ var preludeJS string
 // ErrClosed is returned by Run after Close.
 var ErrClosed = errors.New("coderun: runtime closed")
 
-// Kinds of failure, as coderun reports them.
+// Kinds of failure: the one set of failure kinds. Package coderun exports
+// them as its Kind constants (coderun.Exception, …) without copying them.
 const (
 	KindException     = "exception"
 	KindTimeout       = "timeout"
@@ -192,8 +197,9 @@ type Binding struct {
 	SharesErrorClass bool
 }
 
-// Func is a host function; see coderun.Func.
-type Func = func(ctx context.Context, args []byte) ([]byte, error)
+// Func is a host function; see coderun.Func, whose values are Funcs
+// without conversion.
+type Func = func(ctx context.Context, args json.RawMessage) (json.RawMessage, error)
 
 // Outcome is what a run produced.
 type Outcome struct {
@@ -201,7 +207,7 @@ type Outcome struct {
 	Logs    []string
 	Kind    string // "" on success
 	Message string
-	// FuelUsed is the fuel the run spent (see budget.FuelUnit).
+	// FuelUsed is the fuel the run spent (see budget.fuelUnit).
 	FuelUsed uint64
 	// Busy is the guest's compute time and Wall the run's wall time.
 	Busy, Wall time.Duration
@@ -223,9 +229,9 @@ type RunOptions struct {
 	OnLog func(entry string)
 }
 
-// Run runs one program in a fresh instance. It returns an error only for
+// run runs one program in a fresh instance. It returns an error only for
 // misuse: a closed engine or an invalid binding declaration.
-func (e *Engine) Run(ctx context.Context, program string, bindings []Binding) (Outcome, error) {
+func (e *Engine) run(ctx context.Context, program string, bindings []Binding) (Outcome, error) {
 	return e.RunWith(ctx, program, bindings, RunOptions{})
 }
 

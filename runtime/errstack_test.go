@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -59,7 +60,7 @@ func TestStackInsideProgram(t *testing.T) {
 			"    at f (program.ts:2:27)\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			o, err := e.Run(context.Background(), tc.program, bindings)
+			o, err := e.run(context.Background(), tc.program, bindings)
 			require.NoError(t, err)
 			require.Empty(t, o.Kind, o.Message)
 			if strings.HasPrefix(tc.want, "[") {
@@ -107,7 +108,7 @@ return [Error.prepareStackTrace === f, TypeError.prepareStackTrace === f, g(1)]`
 			`[true, ["getColumnNumber","getFileName","getFunction","getFunctionName","getLineNumber","isNative"], "TypeError"]`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			o, err := e.Run(context.Background(), tc.program, nil)
+			o, err := e.run(context.Background(), tc.program, nil)
 			require.NoError(t, err)
 			require.Empty(t, o.Kind, o.Message)
 			require.JSONEq(t, tc.want, string(o.Value))
@@ -120,7 +121,7 @@ return [Error.prepareStackTrace === f, TypeError.prepareStackTrace === f, g(1)]`
 // reading one, testing for one and optional calls work as before.
 func TestMissingMemberCall(t *testing.T) {
 	e := testEngine(t)
-	echo := func(ctx context.Context, args []byte) ([]byte, error) { return args, nil }
+	echo := func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) { return args, nil }
 	many := map[string]Func{}
 	var names []string
 	for i := range 25 {
@@ -181,7 +182,7 @@ for (let i = 0; i < %d; i++) s += a().stack.length
 return s`, n)
 	b.ResetTimer()
 	for range b.N {
-		o, err := e.Run(context.Background(), program, nil)
+		o, err := e.run(context.Background(), program, nil)
 		if err != nil || o.Kind != "" {
 			b.Fatal(err, o.Message)
 		}

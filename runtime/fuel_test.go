@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"encoding/json"
 	goruntime "runtime"
 	"testing"
 	"time"
@@ -23,7 +24,7 @@ return [fib(18), sorted[1000], words, String(3n ** 500n).length]`
 func TestFuelIsDeterministic(t *testing.T) {
 	e := testEngine(t)
 	run := func() Outcome {
-		o, err := e.Run(context.Background(), mixed, nil)
+		o, err := e.run(context.Background(), mixed, nil)
 		require.NoError(t, err)
 		require.Empty(t, o.Kind, o.Message)
 		return o
@@ -46,12 +47,12 @@ func TestWaitingSpendsNoFuel(t *testing.T) {
 	e := testEngine(t)
 	fuelWith := func(delay time.Duration) uint64 {
 		b := []Binding{{Global: "tools", Functions: map[string]Func{
-			"get": func(ctx context.Context, args []byte) ([]byte, error) {
+			"get": func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
 				time.Sleep(delay)
 				return []byte(`[1,2,3]`), nil
 			},
 		}}}
-		o, err := e.Run(context.Background(), `let s = 0; for (let i = 0; i < 3; i++) { const r = await tools.get({i}); s += r.length } return s`, b)
+		o, err := e.run(context.Background(), `let s = 0; for (let i = 0; i < 3; i++) { const r = await tools.get({i}); s += r.length } return s`, b)
 		require.NoError(t, err)
 		require.Empty(t, o.Kind, o.Message)
 		require.Equal(t, "9", string(o.Value))
@@ -64,7 +65,7 @@ func TestWaitingSpendsNoFuel(t *testing.T) {
 // budget of F and fails with F-1, naming the budget.
 func TestFuelBudgetIsExact(t *testing.T) {
 	e := testEngine(t)
-	o, err := e.Run(context.Background(), mixed, nil)
+	o, err := e.run(context.Background(), mixed, nil)
 	require.NoError(t, err)
 	used := o.FuelUsed
 	for _, tc := range []struct {
@@ -75,7 +76,7 @@ func TestFuelBudgetIsExact(t *testing.T) {
 		limits.Fuel = tc.fuel
 		e2, err := New(context.Background(), Options{Limits: limits, CacheDir: testCacheDir(t)})
 		require.NoError(t, err)
-		o, err := e2.Run(context.Background(), mixed, nil)
+		o, err := e2.run(context.Background(), mixed, nil)
 		require.NoError(t, err)
 		require.Equal(t, tc.kind, o.Kind, o.Message)
 		if tc.kind != "" {

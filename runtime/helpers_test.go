@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"testing"
 
@@ -12,8 +13,10 @@ import (
 // echo resolves to its argument and whose fail rejects with "it failed".
 func echoFailTools() []Binding {
 	return []Binding{{Global: "tools", ErrorClass: "ToolError", MemberProperty: "tool", Functions: map[string]Func{
-		"echo": func(ctx context.Context, args []byte) ([]byte, error) { return args, nil },
-		"fail": func(ctx context.Context, args []byte) ([]byte, error) { return nil, errors.New("it failed") },
+		"echo": func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) { return args, nil },
+		"fail": func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
+			return nil, errors.New("it failed")
+		},
 	}}}
 }
 
@@ -22,7 +25,7 @@ func echoFailTools() []Binding {
 // JSON value.
 func requireOutcome(t *testing.T, e *Engine, program string, bindings []Binding, message, value string) {
 	t.Helper()
-	o, err := e.Run(context.Background(), program, bindings)
+	o, err := e.run(context.Background(), program, bindings)
 	require.NoError(t, err)
 	if message != "" {
 		require.Equal(t, KindException, o.Kind)

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -40,7 +41,7 @@ func FuzzHostCalls(f *testing.F) {
 	// starting while the next input runs, so one shared counter would
 	// charge it to the wrong input.
 	bindings := []Binding{{Global: "tools", ErrorClass: "ToolError", MemberProperty: "tool", Functions: map[string]Func{
-		"echo": func(ctx context.Context, args []byte) ([]byte, error) {
+		"echo": func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
 			ctx.Value(callCounter{}).(*atomic.Int64).Add(1)
 			return args, nil
 		},

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"sync/atomic"
@@ -39,14 +40,14 @@ func testEngine(t testing.TB) *Engine {
 // whose one member, echo, returns its argument.
 func echoTools() []Binding {
 	return []Binding{{Global: "tools", ErrorClass: "ToolError", MemberProperty: "tool", Functions: map[string]Func{
-		"echo": func(ctx context.Context, args []byte) ([]byte, error) { return args, nil },
+		"echo": func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) { return args, nil },
 	}}}
 }
 
 // mustRun runs program without bindings; Run must not fail as misuse.
 func mustRun(t *testing.T, e *Engine, program string) Outcome {
 	t.Helper()
-	o, err := e.Run(context.Background(), program, nil)
+	o, err := e.run(context.Background(), program, nil)
 	require.NoError(t, err)
 	return o
 }
@@ -58,7 +59,10 @@ func TestForgedHostCalls(t *testing.T) {
 	e := testEngine(t)
 	var calls atomic.Int64
 	bindings := []Binding{{Global: "tools", Functions: map[string]Func{
-		"echo": func(ctx context.Context, args []byte) ([]byte, error) { calls.Add(1); return args, nil },
+		"echo": func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
+			calls.Add(1)
+			return args, nil
+		},
 	}}}
 	r := newRun(context.Background(), e, `await new Promise(r => setTimeout(r, 20)); return await tools.echo("real")`, bindings)
 	defer r.cleanup()

@@ -9,7 +9,7 @@ import (
 )
 
 // A run with bindings executes on a goroutine of its own while the caller of
-// Run waits for it. This lets the run make a call inline, on its own
+// run waits for it. This lets the run make a call inline, on its own
 // goroutine, when that call is all the guest is waiting for: no other call
 // in flight or queued, no timer set. The guest cannot run until the call
 // completes, so nothing can tell the difference, and the call skips the two

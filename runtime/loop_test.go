@@ -54,11 +54,11 @@ func TestPendingTimersCostNoGoroutine(t *testing.T) {
 	e := loopEngine(t)
 	before := goruntime.NumGoroutine()
 	bindings := []Binding{{Global: "tools", Functions: map[string]Func{
-		"goroutines": func(context.Context, []byte) ([]byte, error) {
+		"goroutines": func(context.Context, json.RawMessage) (json.RawMessage, error) {
 			return []byte(fmt.Sprint(goruntime.NumGoroutine())), nil
 		},
 	}}}
-	o, err := e.Run(context.Background(), `
+	o, err := e.run(context.Background(), `
 let fired = 0;
 for (let i = 0; i < 10000; i++) setTimeout(() => fired++, 1);
 const until = Date.now() + 50;
@@ -242,17 +242,17 @@ func TestGoexitEndsRunAtOnce(t *testing.T) {
 			before := goruntime.NumGoroutine()
 			release := make(chan struct{})
 			bindings := []Binding{{Global: "tools", Functions: map[string]Func{
-				"exit": func(context.Context, []byte) ([]byte, error) {
+				"exit": func(context.Context, json.RawMessage) (json.RawMessage, error) {
 					goruntime.Goexit()
 					return nil, nil
 				},
-				"wait": func(context.Context, []byte) ([]byte, error) {
+				"wait": func(context.Context, json.RawMessage) (json.RawMessage, error) {
 					<-release
 					return []byte(`1`), nil
 				},
 			}}}
 			start := time.Now()
-			o, err := e.Run(context.Background(), `console.log("started");`+tc.program, bindings)
+			o, err := e.run(context.Background(), `console.log("started");`+tc.program, bindings)
 			elapsed := time.Since(start)
 			require.NoError(t, err)
 			require.Equal(t, KindWorkerExit, o.Kind)

@@ -4,7 +4,7 @@ import (
 	"errors"
 
 	"github.com/coderun/coderun/budget"
-	"github.com/coderun/coderun/runtime/quickjs"
+	"github.com/coderun/coderun/internal/quickjs"
 )
 
 // errMemoryLimit is returned when an instance cannot be given what it needs
@@ -17,7 +17,7 @@ var errMemoryLimit = errors.New("memory limit exceeded")
 // are garbage until the collector runs. Its depth follows the guest's C
 // (shadow) stack: every QuickJS interpreter frame takes a few hundred bytes
 // of the one and several kilobytes of the other. The run's account is
-// charged for the native stack as the guest's stack grows (wasm.StackWatch
+// charged for the native stack as the guest's stack grows (wasm.stackWatch
 // calls the host at each new stack depth), and QuickJS's stack limit, whose
 // crossing throws a catchable RangeError, is kept just above the depth the
 // account covers.

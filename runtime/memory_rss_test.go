@@ -63,7 +63,7 @@ func deepRunsChild(t *testing.T) {
 	release := make(chan struct{})
 	bindings := func(wait bool) []Binding {
 		return []Binding{{Global: "tools", Functions: map[string]Func{
-			"wait": func(ctx context.Context, _ []byte) ([]byte, error) {
+			"wait": func(ctx context.Context, _ json.RawMessage) (json.RawMessage, error) {
 				arrived.Add(1)
 				if wait {
 					<-release
@@ -79,7 +79,7 @@ func deepRunsChild(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				o, err := e.Run(context.Background(), program, bindings(wait))
+				o, err := e.run(context.Background(), program, bindings(wait))
 				require.NoError(t, err)
 				outs[i] = o
 			}()

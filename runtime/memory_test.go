@@ -48,7 +48,7 @@ func TestRecursionDepthFollowsMemoryBytes(t *testing.T) {
 	for _, c := range cases {
 		e := memoryEngine(t, c.memoryBytes)
 		for run := range 2 { // the first run compiles, the second reads bytecode
-			o, err := e.Run(context.Background(), recursionProgram, nil)
+			o, err := e.run(context.Background(), recursionProgram, nil)
 			require.NoError(t, err)
 			require.Empty(t, o.Kind, "%d MiB: %s", c.memoryBytes>>20, o.Message)
 			var got []any
@@ -64,7 +64,7 @@ func TestRecursionDepthFollowsMemoryBytes(t *testing.T) {
 			require.Greater(t, o.PeakMemory, int64(depth)*7000, "%d MiB, run %d", c.memoryBytes>>20, run)
 			t.Logf("%d MiB: depth %d, peak %.1f MiB", c.memoryBytes>>20, depth, float64(o.PeakMemory)/(1<<20))
 		}
-		o, err := e.Run(context.Background(), recursionProgram, nil)
+		o, err := e.run(context.Background(), recursionProgram, nil)
 		require.NoError(t, err)
 		var got []any
 		require.NoError(t, json.Unmarshal(o.Value, &got))
@@ -76,7 +76,7 @@ func TestRecursionDepthFollowsMemoryBytes(t *testing.T) {
 // far below MemoryBytes.
 func TestTrivialRunPeak(t *testing.T) {
 	e := memoryEngine(t, 256<<20)
-	o, err := e.Run(context.Background(), "return 1", nil)
+	o, err := e.run(context.Background(), "return 1", nil)
 	require.NoError(t, err)
 	require.Empty(t, o.Kind)
 	require.Greater(t, o.PeakMemory, int64(2<<20), "the guest's linear memory")
@@ -137,12 +137,12 @@ func TestOnlyDeepRunsGiveBack(t *testing.T) {
 		return e.giveBack.returns
 	}
 	for range 50 {
-		o, err := e.Run(context.Background(), `const a = []; for (let i = 0; i < 1e4; i++) a.push({i}); return a.length`, nil)
+		o, err := e.run(context.Background(), `const a = []; for (let i = 0; i < 1e4; i++) a.push({i}); return a.length`, nil)
 		require.NoError(t, err)
 		require.Empty(t, o.Kind)
 	}
 	require.Zero(t, returns())
-	o, err := e.Run(context.Background(), recursionProgram, nil)
+	o, err := e.run(context.Background(), recursionProgram, nil)
 	require.NoError(t, err)
 	require.Empty(t, o.Kind)
 	require.Equal(t, 1, returns())

@@ -47,7 +47,7 @@ try { await tools.fail({}) } catch (e) { return [e instanceof ToolError, e.messa
 			`[true,"it failed"]`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			o, err := e.Run(context.Background(), tc.program, bindings)
+			o, err := e.run(context.Background(), tc.program, bindings)
 			require.NoError(t, err)
 			require.Empty(t, o.Kind, o.Message)
 			require.JSONEq(t, tc.want, string(o.Value))

@@ -43,7 +43,7 @@ func TestExceptionStackFrames(t *testing.T) {
 			"ToolError: binding arguments must be lossless JSON\n    at <program> (program.ts:2:13)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			o, err := e.Run(context.Background(), tc.program, echoTools())
+			o, err := e.run(context.Background(), tc.program, echoTools())
 			require.NoError(t, err)
 			require.Equal(t, KindException, o.Kind)
 			require.Equal(t, tc.message, o.Message)

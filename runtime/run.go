@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/coderun/coderun/budget"
-	"github.com/coderun/coderun/runtime/quickjs"
-	"github.com/coderun/coderun/runtime/transpile"
+	"github.com/coderun/coderun/internal/quickjs"
+	"github.com/coderun/coderun/runtime/internal/transpile"
 	"github.com/coderun/coderun/serialize"
 )
 

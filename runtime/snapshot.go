@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/coderun/coderun/runtime/quickjs"
+	"github.com/coderun/coderun/internal/quickjs"
 	"github.com/coderun/coderun/wasm"
 )
 
@@ -219,9 +219,9 @@ func nonZeroBytes(in *quickjs.Instance) int {
 }
 
 // importError is the message of the ReferenceError that every import() of
-// a program rejects with (see wasm.RefuseImports): coderun loads no
+// a program rejects with (see wasm.refuseImports): coderun loads no
 // modules, and quickjs-libc's qjs:std, qjs:os and qjs:bjson are not built
-// in (wasm.DropStdModules).
+// in (wasm.dropStdModules).
 const importError = "modules are not available: a program cannot import anything (qjs:std, qjs:os and qjs:bjson do not exist here); use the bindings and globals the program was given instead"
 
 // refuseImports stores importError in the instance's memory and points the

@@ -60,7 +60,7 @@ func TestSnapshotImageTrimmed(t *testing.T) {
 // classes the prelude makes still print as classes.
 func TestPreludeFunctionsPrintAsNative(t *testing.T) {
 	e := testEngine(t)
-	o, err := e.Run(context.Background(), `function mine(x) { return x + 1 }
+	o, err := e.run(context.Background(), `function mine(x) { return x + 1 }
 console.log(ToolError);
 return [String(console.log), String(setTimeout), String(JSON.stringify), String(mine), mine(1)]`, echoTools())
 	require.NoError(t, err)

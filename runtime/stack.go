@@ -3,7 +3,7 @@ package runtime
 import (
 	"strings"
 
-	"github.com/coderun/coderun/runtime/quickjs"
+	"github.com/coderun/coderun/internal/quickjs"
 )
 
 // Stacks are written by the guest. The prelude makes every error's stack

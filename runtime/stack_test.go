@@ -55,7 +55,7 @@ func TestDeepRecursionRaisesRangeError(t *testing.T) {
 			for _, s := range shapes {
 				program := "let d = 0\ntry {\n" + s.body + "\n} catch (e) { return [d, String(e)] }"
 				for run := range 2 {
-					o, err := e.Run(context.Background(), program, nil)
+					o, err := e.run(context.Background(), program, nil)
 					require.NoError(t, err)
 					require.Empty(t, o.Kind, "%s, %d MiB, prewarm %d, run %d: %s", s.name, memoryBytes>>20, prewarm, run, o.Message)
 					require.Contains(t, string(o.Value), `"RangeError: Maximum call stack size exceeded"]`, "%s, %d MiB", s.name, memoryBytes>>20)

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/coderun/coderun/budget"
-	"github.com/coderun/coderun/runtime/quickjs"
+	"github.com/coderun/coderun/internal/quickjs"
 	"github.com/coderun/coderun/serialize"
 )
 

@@ -5,7 +5,7 @@ import (
 	"math"
 	"time"
 
-	"github.com/coderun/coderun/runtime/quickjs"
+	"github.com/coderun/coderun/internal/quickjs"
 )
 
 // maxPendingTimers caps the timers a run may have pending at once. A

@@ -21,14 +21,14 @@ func TestVerbatimProgramStaysInItsFunction(t *testing.T) {
 		{"line comment", "const x = 1 //" + escape + "return [x, typeof escaped]"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			o, err := e.Run(context.Background(), tc.program, nil)
+			o, err := e.run(context.Background(), tc.program, nil)
 			require.NoError(t, err)
 			require.Empty(t, o.Kind, o.Message)
 			require.JSONEq(t, `[1,"undefined"]`, string(o.Value))
 		})
 	}
 	// Source text and names are the user's.
-	o, err := e.Run(context.Background(), "function f ( a ) { /* as written */ return a }\nconst load = 1\n{ const load = () => f(2); return [String(f), load.name, load()] }", nil)
+	o, err := e.run(context.Background(), "function f ( a ) { /* as written */ return a }\nconst load = 1\n{ const load = () => f(2); return [String(f), load.name, load()] }", nil)
 	require.NoError(t, err)
 	require.Empty(t, o.Kind, o.Message)
 	require.JSONEq(t, `["function f ( a ) { /* as written */ return a }","load",2]`, string(o.Value))

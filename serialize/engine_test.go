@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/coderun/coderun/runtime/quickjs"
+	"github.com/coderun/coderun/internal/quickjs"
 	"github.com/coderun/coderun/wasm"
 	"github.com/coderun/coderun/wasm/upstream"
 )

@@ -10,32 +10,32 @@ import (
 	"unicode/utf8"
 )
 
-// The reasons CheckJSON rejects its input. A *JSONError wraps exactly one of
+// The reasons CheckJSON rejects its input. A *jsonError wraps exactly one of
 // them, so callers can test with errors.Is.
 var (
-	// ErrSyntax: the input is not valid JSON (RFC 8259).
-	ErrSyntax = errors.New("invalid JSON")
-	// ErrInvalidUTF8: a string holds bytes that are not valid UTF-8.
-	ErrInvalidUTF8 = errors.New("invalid UTF-8")
-	// ErrLoneSurrogate: a \u escape is a surrogate without its pair.
-	ErrLoneSurrogate = errors.New("lone surrogate escape")
-	// ErrDuplicateKey: an object has two keys that decode to the same string.
-	ErrDuplicateKey = errors.New("duplicate key")
-	// ErrUnsafeInteger: a number's magnitude exceeds 2^53, so it is (or
+	// errSyntax: the input is not valid JSON (RFC 8259).
+	errSyntax = errors.New("invalid JSON")
+	// errInvalidUTF8: a string holds bytes that are not valid UTF-8.
+	errInvalidUTF8 = errors.New("invalid UTF-8")
+	// errLoneSurrogate: a \u escape is a surrogate without its pair.
+	errLoneSurrogate = errors.New("lone surrogate escape")
+	// errDuplicateKey: an object has two keys that decode to the same string.
+	errDuplicateKey = errors.New("duplicate key")
+	// errUnsafeInteger: a number's magnitude exceeds 2^53, so it is (or
 	// rounds to) an integer that a JavaScript number cannot hold exactly.
-	ErrUnsafeInteger = errors.New("integer beyond ±2^53")
-	// ErrNumberOverflow: a number rounds to ±Infinity as a float64.
-	ErrNumberOverflow = errors.New("number overflows float64")
-	// ErrNegativeZero: a number is -0, or so small and negative that it
+	errUnsafeInteger = errors.New("integer beyond ±2^53")
+	// errNumberOverflow: a number rounds to ±Infinity as a float64.
+	errNumberOverflow = errors.New("number overflows float64")
+	// errNegativeZero: a number is -0, or so small and negative that it
 	// rounds to -0 as a float64.
-	ErrNegativeZero = errors.New("negative zero")
+	errNegativeZero = errors.New("negative zero")
 )
 
-// JSONError is the error CheckJSON returns: what is wrong, and where.
-type JSONError struct {
-	// Err is one of ErrSyntax, ErrInvalidUTF8, ErrLoneSurrogate,
-	// ErrDuplicateKey, ErrUnsafeInteger, ErrNumberOverflow or
-	// ErrNegativeZero.
+// jsonError is the error CheckJSON returns: what is wrong, and where.
+type jsonError struct {
+	// Err is one of errSyntax, errInvalidUTF8, errLoneSurrogate,
+	// errDuplicateKey, errUnsafeInteger, errNumberOverflow or
+	// errNegativeZero.
 	Err error
 	// Offset is the byte offset of the offending token (for a duplicate
 	// key, its opening quote) or byte.
@@ -46,22 +46,22 @@ type JSONError struct {
 }
 
 // Error returns e.g. `duplicate key "a" at offset 9`.
-func (e *JSONError) Error() string {
+func (e *jsonError) Error() string {
 	if e.Err == nil {
 		return "invalid JSON value at offset " + strconv.Itoa(e.Offset)
 	}
 	sep := ": "
-	if e.Err == ErrDuplicateKey {
+	if e.Err == errDuplicateKey {
 		sep = " " // duplicate key "a"
 	}
 	return e.Err.Error() + sep + e.Detail + " at offset " + strconv.Itoa(e.Offset)
 }
 
 // Unwrap returns e.Err.
-func (e *JSONError) Unwrap() error { return e.Err }
+func (e *jsonError) Unwrap() error { return e.Err }
 
 // CheckJSON reports whether b is one lossless JSON value, returning nil if it
-// is and a *JSONError if not. Lossless means:
+// is and a *jsonError if not. Lossless means:
 //
 //   - valid JSON (RFC 8259) in UTF-8, with optional surrounding whitespace;
 //     nil or empty input is an error;
@@ -379,7 +379,7 @@ func checkString(b []byte, i int, p *pacer) (end int, escaped bool, err error) {
 		case ch == '\\':
 			escaped = true
 			if i, err = checkEscape(b, i); err != nil {
-				if !p.value || !errors.Is(err, ErrLoneSurrogate) {
+				if !p.value || !errors.Is(err, errLoneSurrogate) {
 					return i, escaped, err
 				}
 				i += len(`\uXXXX`)
@@ -391,7 +391,7 @@ func checkString(b []byte, i int, p *pacer) (end int, escaped bool, err error) {
 		default:
 			r, size := utf8.DecodeRune(b[i:])
 			if r == utf8.RuneError && size == 1 {
-				return i, escaped, &JSONError{Err: ErrInvalidUTF8, Offset: i, Detail: "byte " + hexByte(ch)}
+				return i, escaped, &jsonError{Err: errInvalidUTF8, Offset: i, Detail: "byte " + hexByte(ch)}
 			}
 			i += size
 		}
@@ -426,7 +426,7 @@ func checkEscape(b []byte, i int) (int, error) {
 			}
 		}
 	}
-	return i, &JSONError{Err: ErrLoneSurrogate, Offset: i, Detail: string(b[i : i+6])}
+	return i, &jsonError{Err: errLoneSurrogate, Offset: i, Detail: string(b[i : i+6])}
 }
 
 // hex4 decodes the four hex digits at b[i:].
@@ -557,7 +557,7 @@ func checkNumber(b []byte, i int, pc *pacer) (int, error) {
 	// Fast path: a short integer.
 	if end == intEnd && intEnd-intStart < len(maxSafe) {
 		if neg && b[intStart] == '0' {
-			return end, numberError(b, ErrNegativeZero, start, end)
+			return end, numberError(b, errNegativeZero, start, end)
 		}
 		return end, nil
 	}
@@ -584,17 +584,17 @@ func checkNumber(b []byte, i int, pc *pacer) (int, error) {
 	digits := (intEnd - intStart) + (fracEnd - fracStart)
 	if lead == digits { // zero
 		if neg {
-			return end, numberError(b, ErrNegativeZero, start, end)
+			return end, numberError(b, errNegativeZero, start, end)
 		}
 		return end, nil
 	}
 	p := int64(intEnd-intStart-lead) + exp
 	switch {
 	case p > 309:
-		return end, numberError(b, ErrNumberOverflow, start, end)
+		return end, numberError(b, errNumberOverflow, start, end)
 	case p == 309:
 		if _, err := pc.parseFloat(b, start, end, first, fracEnd, p); err != nil {
-			return end, numberError(b, ErrNumberOverflow, start, end)
+			return end, numberError(b, errNumberOverflow, start, end)
 		}
 		return end, pc.unsafeInteger(b, start, end)
 	case p > int64(len(maxSafe)):
@@ -606,7 +606,7 @@ func checkNumber(b []byte, i int, pc *pacer) (int, error) {
 	case neg && p < -320:
 		// Might round to -0; the smallest float64 is about 4.9e-324.
 		if f, _ := pc.parseFloat(b, start, end, first, fracEnd, p); f == 0 {
-			return end, numberError(b, ErrNegativeZero, start, end)
+			return end, numberError(b, errNegativeZero, start, end)
 		}
 	}
 	return end, nil
@@ -653,7 +653,7 @@ func skipSpace(b []byte, i int) int {
 }
 
 func syntaxError(off int, detail string) error {
-	return &JSONError{Err: ErrSyntax, Offset: off, Detail: detail}
+	return &jsonError{Err: errSyntax, Offset: off, Detail: detail}
 }
 
 func unexpected(b []byte, i int) error {
@@ -661,11 +661,11 @@ func unexpected(b []byte, i int) error {
 }
 
 func duplicateKey(k []byte, off int) error {
-	return &JSONError{Err: ErrDuplicateKey, Offset: off, Detail: strconv.Quote(shorten(k))}
+	return &jsonError{Err: errDuplicateKey, Offset: off, Detail: strconv.Quote(shorten(k))}
 }
 
 func numberError(b []byte, err error, start, end int) error {
-	return &JSONError{Err: err, Offset: start, Detail: shorten(b[start:end])}
+	return &jsonError{Err: err, Offset: start, Detail: shorten(b[start:end])}
 }
 
 // shorten returns b as a string, cut to at most 40 bytes (plus "...")

@@ -100,7 +100,7 @@ func TestCheckJSONDeepNesting(t *testing.T) {
 			if tc.ok {
 				require.NoError(t, err)
 			} else {
-				require.ErrorIs(t, err, ErrSyntax)
+				require.ErrorIs(t, err, errSyntax)
 				require.EqualError(t, err, fmt.Sprintf("invalid JSON: unexpected end of input at offset %d", len(in)))
 			}
 		})
@@ -115,131 +115,131 @@ func TestCheckJSONRejects(t *testing.T) {
 		msg  string // the whole message, if set
 	}{
 		// Duplicate keys.
-		{"duplicate key", `{"a": 1, "a": 2}`, ErrDuplicateKey, `duplicate key "a" at offset 9`},
-		{"duplicate via escape", `{"a":1,"\u0061":2}`, ErrDuplicateKey, `duplicate key "a" at offset 7`},
-		{"duplicate both escaped", `{"\u00e9":1,"\u00E9":2}`, ErrDuplicateKey, `duplicate key "é" at offset 12`},
-		{"duplicate raw and escaped", `{"é":1,"\u00e9":2}`, ErrDuplicateKey, ``},
-		{"duplicate via surrogate pair", `{"😀":1,"\ud83d\ude00":2}`, ErrDuplicateKey, ``},
-		{"duplicate via slash escape", `{"/":1,"\/":2}`, ErrDuplicateKey, ``},
-		{"duplicate empty key", `{"":1,"":2}`, ErrDuplicateKey, `duplicate key "" at offset 6`},
-		{"duplicate not adjacent", `{"a":1,"b":2,"c":3,"a":4}`, ErrDuplicateKey, ``},
-		{"duplicate after nested", `{"a":{"a":1},"a":2}`, ErrDuplicateKey, `duplicate key "a" at offset 13`},
-		{"duplicate in nested", `[{"x":1},{"y":1,"y":2}]`, ErrDuplicateKey, `duplicate key "y" at offset 16`},
-		{"duplicate in big object", manyKeys(100, true), ErrDuplicateKey, ``},
-		{"duplicate of the first key at the table threshold", manyKeysDup(linearKeys, 0), ErrDuplicateKey, ``},
-		{"duplicate of the last key at the table threshold", manyKeysDup(linearKeys, linearKeys-1), ErrDuplicateKey, ``},
-		{"duplicate just after the table threshold", manyKeysDup(linearKeys+1, linearKeys), ErrDuplicateKey, ``},
-		{"duplicate before the table threshold", manyKeysDup(linearKeys-1, 3), ErrDuplicateKey, ``},
-		{"duplicate after table growth", manyKeysDup(1000, 999), ErrDuplicateKey, ``},
-		{"duplicate of the first key after table growth", manyKeysDup(1000, 0), ErrDuplicateKey, ``},
-		{"duplicate proto", `{"__proto__":1,"__proto__":2}`, ErrDuplicateKey, ``},
+		{"duplicate key", `{"a": 1, "a": 2}`, errDuplicateKey, `duplicate key "a" at offset 9`},
+		{"duplicate via escape", `{"a":1,"\u0061":2}`, errDuplicateKey, `duplicate key "a" at offset 7`},
+		{"duplicate both escaped", `{"\u00e9":1,"\u00E9":2}`, errDuplicateKey, `duplicate key "é" at offset 12`},
+		{"duplicate raw and escaped", `{"é":1,"\u00e9":2}`, errDuplicateKey, ``},
+		{"duplicate via surrogate pair", `{"😀":1,"\ud83d\ude00":2}`, errDuplicateKey, ``},
+		{"duplicate via slash escape", `{"/":1,"\/":2}`, errDuplicateKey, ``},
+		{"duplicate empty key", `{"":1,"":2}`, errDuplicateKey, `duplicate key "" at offset 6`},
+		{"duplicate not adjacent", `{"a":1,"b":2,"c":3,"a":4}`, errDuplicateKey, ``},
+		{"duplicate after nested", `{"a":{"a":1},"a":2}`, errDuplicateKey, `duplicate key "a" at offset 13`},
+		{"duplicate in nested", `[{"x":1},{"y":1,"y":2}]`, errDuplicateKey, `duplicate key "y" at offset 16`},
+		{"duplicate in big object", manyKeys(100, true), errDuplicateKey, ``},
+		{"duplicate of the first key at the table threshold", manyKeysDup(linearKeys, 0), errDuplicateKey, ``},
+		{"duplicate of the last key at the table threshold", manyKeysDup(linearKeys, linearKeys-1), errDuplicateKey, ``},
+		{"duplicate just after the table threshold", manyKeysDup(linearKeys+1, linearKeys), errDuplicateKey, ``},
+		{"duplicate before the table threshold", manyKeysDup(linearKeys-1, 3), errDuplicateKey, ``},
+		{"duplicate after table growth", manyKeysDup(1000, 999), errDuplicateKey, ``},
+		{"duplicate of the first key after table growth", manyKeysDup(1000, 0), errDuplicateKey, ``},
+		{"duplicate proto", `{"__proto__":1,"__proto__":2}`, errDuplicateKey, ``},
 
 		// Integers beyond ±2^53, whatever the notation.
-		{"2^53+1", `9007199254740993`, ErrUnsafeInteger, `integer beyond ±2^53: 9007199254740993 at offset 0`},
-		{"-(2^53+1)", `-9007199254740993`, ErrUnsafeInteger, ``},
-		{"2^53+1 with fraction zero", `9007199254740993.0`, ErrUnsafeInteger, ``},
-		{"2^53+1 in exponent form", `9.007199254740993e15`, ErrUnsafeInteger, ``},
-		{"2^53 plus a half", `9007199254740992.5`, ErrUnsafeInteger, ``},
-		{"2^53 plus a tiny fraction", `9007199254740992.0000001`, ErrUnsafeInteger, ``},
-		{"seventeen digits", `10000000000000000`, ErrUnsafeInteger, ``},
-		{"1e16", `1e16`, ErrUnsafeInteger, ``},
-		{"1e300", `1e300`, ErrUnsafeInteger, ``},
-		{"max float64", `1.7976931348623157e308`, ErrUnsafeInteger, ``},
-		{"fraction form", `0.00000000000000000001e40`, ErrUnsafeInteger, ``},
-		{"in an array", `[1,2,18446744073709551616]`, ErrUnsafeInteger, `integer beyond ±2^53: 18446744073709551616 at offset 5`},
+		{"2^53+1", `9007199254740993`, errUnsafeInteger, `integer beyond ±2^53: 9007199254740993 at offset 0`},
+		{"-(2^53+1)", `-9007199254740993`, errUnsafeInteger, ``},
+		{"2^53+1 with fraction zero", `9007199254740993.0`, errUnsafeInteger, ``},
+		{"2^53+1 in exponent form", `9.007199254740993e15`, errUnsafeInteger, ``},
+		{"2^53 plus a half", `9007199254740992.5`, errUnsafeInteger, ``},
+		{"2^53 plus a tiny fraction", `9007199254740992.0000001`, errUnsafeInteger, ``},
+		{"seventeen digits", `10000000000000000`, errUnsafeInteger, ``},
+		{"1e16", `1e16`, errUnsafeInteger, ``},
+		{"1e300", `1e300`, errUnsafeInteger, ``},
+		{"max float64", `1.7976931348623157e308`, errUnsafeInteger, ``},
+		{"fraction form", `0.00000000000000000001e40`, errUnsafeInteger, ``},
+		{"in an array", `[1,2,18446744073709551616]`, errUnsafeInteger, `integer beyond ±2^53: 18446744073709551616 at offset 5`},
 
 		// Overflow.
-		{"1e400", `1e400`, ErrNumberOverflow, `number overflows float64: 1e400 at offset 0`},
-		{"-1e400", `-1e400`, ErrNumberOverflow, ``},
-		{"just over max float64", `1.8e308`, ErrNumberOverflow, ``},
-		{"huge exponent", `1e99999999999999999999999`, ErrNumberOverflow, ``},
-		{"long number is shortened", `1` + strings.Repeat("0", 400), ErrNumberOverflow,
+		{"1e400", `1e400`, errNumberOverflow, `number overflows float64: 1e400 at offset 0`},
+		{"-1e400", `-1e400`, errNumberOverflow, ``},
+		{"just over max float64", `1.8e308`, errNumberOverflow, ``},
+		{"huge exponent", `1e99999999999999999999999`, errNumberOverflow, ``},
+		{"long number is shortened", `1` + strings.Repeat("0", 400), errNumberOverflow,
 			`number overflows float64: 1000000000000000000000000000000000000000... at offset 0`},
 
 		// Negative zero.
-		{"-0", `-0`, ErrNegativeZero, `negative zero: -0 at offset 0`},
-		{"-0.0", `-0.0`, ErrNegativeZero, ``},
-		{"-0e3", `-0e3`, ErrNegativeZero, ``},
-		{"-0E-3", `-0E-3`, ErrNegativeZero, ``},
-		{"-0.000e+10", `-0.000e+10`, ErrNegativeZero, ``},
-		{"negative underflow", `-1e-400`, ErrNegativeZero, ``},
-		{"negative below half the smallest subnormal", `-2e-324`, ErrNegativeZero, ``},
-		{"-0 in object", `{"a":[1,-0]}`, ErrNegativeZero, `negative zero: -0 at offset 8`},
+		{"-0", `-0`, errNegativeZero, `negative zero: -0 at offset 0`},
+		{"-0.0", `-0.0`, errNegativeZero, ``},
+		{"-0e3", `-0e3`, errNegativeZero, ``},
+		{"-0E-3", `-0E-3`, errNegativeZero, ``},
+		{"-0.000e+10", `-0.000e+10`, errNegativeZero, ``},
+		{"negative underflow", `-1e-400`, errNegativeZero, ``},
+		{"negative below half the smallest subnormal", `-2e-324`, errNegativeZero, ``},
+		{"-0 in object", `{"a":[1,-0]}`, errNegativeZero, `negative zero: -0 at offset 8`},
 
 		// Lone surrogates.
-		{"lone high", `"\ud800"`, ErrLoneSurrogate, `lone surrogate escape: \ud800 at offset 1`},
-		{"lone low", `"\udc00"`, ErrLoneSurrogate, `lone surrogate escape: \udc00 at offset 1`},
-		{"high then text", `"\ud83dx"`, ErrLoneSurrogate, ``},
-		{"high then high", `"\ud83d\ud83d"`, ErrLoneSurrogate, ``},
-		{"high then BMP escape", `"\ud83d\u0041"`, ErrLoneSurrogate, ``},
-		{"high at end", `"\ud83d`, ErrLoneSurrogate, ``},
-		{"reversed pair", `"\ude00\ud83d"`, ErrLoneSurrogate, ``},
-		{"lone in key", `{"\udfff":1}`, ErrLoneSurrogate, `lone surrogate escape: \udfff at offset 2`},
+		{"lone high", `"\ud800"`, errLoneSurrogate, `lone surrogate escape: \ud800 at offset 1`},
+		{"lone low", `"\udc00"`, errLoneSurrogate, `lone surrogate escape: \udc00 at offset 1`},
+		{"high then text", `"\ud83dx"`, errLoneSurrogate, ``},
+		{"high then high", `"\ud83d\ud83d"`, errLoneSurrogate, ``},
+		{"high then BMP escape", `"\ud83d\u0041"`, errLoneSurrogate, ``},
+		{"high at end", `"\ud83d`, errLoneSurrogate, ``},
+		{"reversed pair", `"\ude00\ud83d"`, errLoneSurrogate, ``},
+		{"lone in key", `{"\udfff":1}`, errLoneSurrogate, `lone surrogate escape: \udfff at offset 2`},
 
 		// Invalid UTF-8.
-		{"invalid byte", "\"a\xffb\"", ErrInvalidUTF8, `invalid UTF-8: byte 0xff at offset 2`},
-		{"encoded surrogate", "\"\xed\xa0\x80\"", ErrInvalidUTF8, ``},
-		{"overlong", "\"\xc0\xaf\"", ErrInvalidUTF8, ``},
-		{"truncated sequence", "\"\xe2\x82\"", ErrInvalidUTF8, ``},
-		{"above U+10FFFF", "\"\xf4\x90\x80\x80\"", ErrInvalidUTF8, ``},
-		{"invalid after a long plain run", "\"" + strings.Repeat("x", 40) + "\x80\"", ErrInvalidUTF8, `invalid UTF-8: byte 0x80 at offset 41`},
-		{"invalid in key", "{\"\xff\":1}", ErrInvalidUTF8, ``},
+		{"invalid byte", "\"a\xffb\"", errInvalidUTF8, `invalid UTF-8: byte 0xff at offset 2`},
+		{"encoded surrogate", "\"\xed\xa0\x80\"", errInvalidUTF8, ``},
+		{"overlong", "\"\xc0\xaf\"", errInvalidUTF8, ``},
+		{"truncated sequence", "\"\xe2\x82\"", errInvalidUTF8, ``},
+		{"above U+10FFFF", "\"\xf4\x90\x80\x80\"", errInvalidUTF8, ``},
+		{"invalid after a long plain run", "\"" + strings.Repeat("x", 40) + "\x80\"", errInvalidUTF8, `invalid UTF-8: byte 0x80 at offset 41`},
+		{"invalid in key", "{\"\xff\":1}", errInvalidUTF8, ``},
 
 		// Invalid JSON.
-		{"nil", "", ErrSyntax, `invalid JSON: empty input at offset 0`},
-		{"only whitespace", " \n", ErrSyntax, `invalid JSON: empty input at offset 2`},
-		{"trailing comma in array", `[1,]`, ErrSyntax, `invalid JSON: unexpected ']' at offset 3`},
-		{"trailing comma in object", `{"a":1,}`, ErrSyntax, `invalid JSON: expected a string key, found '}' at offset 7`},
-		{"leading comma", `[,1]`, ErrSyntax, ``},
-		{"double comma", `[1,,2]`, ErrSyntax, ``},
-		{"missing comma", `[1 2]`, ErrSyntax, ``},
-		{"single quotes", `'a'`, ErrSyntax, `invalid JSON: unexpected '\'' at offset 0`},
-		{"single-quoted key", `{'a':1}`, ErrSyntax, ``},
-		{"unquoted key", `{a:1}`, ErrSyntax, ``},
-		{"missing colon", `{"a" 1}`, ErrSyntax, `invalid JSON: expected ':' after object key, found '1' at offset 5`},
-		{"missing value", `{"a":}`, ErrSyntax, ``},
-		{"NaN", `NaN`, ErrSyntax, ``},
-		{"Infinity", `Infinity`, ErrSyntax, ``},
-		{"-Infinity", `-Infinity`, ErrSyntax, ``},
-		{"leading zero", `01`, ErrSyntax, `invalid JSON: invalid number, leading zero at offset 0`},
-		{"leading zeros in array", `[1,007]`, ErrSyntax, `invalid JSON: invalid number, leading zero at offset 3`},
-		{"negative leading zero", `-01`, ErrSyntax, ``},
-		{"plus sign", `+1`, ErrSyntax, ``},
-		{"leading dot", `.5`, ErrSyntax, ``},
-		{"trailing dot", `1.`, ErrSyntax, ``},
-		{"dot then exponent", `1.e5`, ErrSyntax, ``},
-		{"empty exponent", `1e`, ErrSyntax, ``},
-		{"exponent sign only", `1e+`, ErrSyntax, ``},
-		{"lone minus", `-`, ErrSyntax, ``},
-		{"hex number", `0x10`, ErrSyntax, ``},
-		{"control char in string", "\"a\nb\"", ErrSyntax, `invalid JSON: control character byte 0x0a in string at offset 2`},
-		{"nul in string", "\"\x00\"", ErrSyntax, ``},
-		{"tab in string", "\"\t\"", ErrSyntax, ``},
-		{"invalid escape", `"\x41"`, ErrSyntax, `invalid JSON: invalid escape "\\x" at offset 1`},
-		{"short unicode escape", `"\u12"`, ErrSyntax, ``},
-		{"non-hex unicode escape", `"\u12g4"`, ErrSyntax, ``},
-		{"backslash at end", `"\`, ErrSyntax, ``},
-		{"truncated string", `"abc`, ErrSyntax, `invalid JSON: unterminated string at offset 0`},
-		{"truncated array", `[1,2`, ErrSyntax, `invalid JSON: unexpected end of input at offset 4`},
-		{"truncated after comma", `[1,`, ErrSyntax, ``},
-		{"truncated object", `{"a":1`, ErrSyntax, ``},
-		{"truncated after key", `{"a"`, ErrSyntax, ``},
-		{"truncated after colon", `{"a":`, ErrSyntax, ``},
-		{"truncated literal", `tru`, ErrSyntax, ``},
-		{"misspelled literal", `nul1`, ErrSyntax, ``},
-		{"capitalised literal", `True`, ErrSyntax, ``},
-		{"two values", `1 2`, ErrSyntax, `invalid JSON: unexpected '2' at offset 2`},
-		{"two objects", `{}{}`, ErrSyntax, ``},
-		{"mismatched close", `[1}`, ErrSyntax, ``},
-		{"mismatched close object", `{"a":1]`, ErrSyntax, ``},
-		{"extra close", `[]]`, ErrSyntax, ``},
-		{"comment", `1 // x`, ErrSyntax, ``},
-		{"BOM", "\xef\xbb\xbf1", ErrSyntax, `invalid JSON: unexpected byte 0xef at offset 0`},
-		{"form feed is not whitespace", "\f1", ErrSyntax, ``},
-		{"non-breaking space is not whitespace", "\u00a01", ErrSyntax, ``},
+		{"nil", "", errSyntax, `invalid JSON: empty input at offset 0`},
+		{"only whitespace", " \n", errSyntax, `invalid JSON: empty input at offset 2`},
+		{"trailing comma in array", `[1,]`, errSyntax, `invalid JSON: unexpected ']' at offset 3`},
+		{"trailing comma in object", `{"a":1,}`, errSyntax, `invalid JSON: expected a string key, found '}' at offset 7`},
+		{"leading comma", `[,1]`, errSyntax, ``},
+		{"double comma", `[1,,2]`, errSyntax, ``},
+		{"missing comma", `[1 2]`, errSyntax, ``},
+		{"single quotes", `'a'`, errSyntax, `invalid JSON: unexpected '\'' at offset 0`},
+		{"single-quoted key", `{'a':1}`, errSyntax, ``},
+		{"unquoted key", `{a:1}`, errSyntax, ``},
+		{"missing colon", `{"a" 1}`, errSyntax, `invalid JSON: expected ':' after object key, found '1' at offset 5`},
+		{"missing value", `{"a":}`, errSyntax, ``},
+		{"NaN", `NaN`, errSyntax, ``},
+		{"Infinity", `Infinity`, errSyntax, ``},
+		{"-Infinity", `-Infinity`, errSyntax, ``},
+		{"leading zero", `01`, errSyntax, `invalid JSON: invalid number, leading zero at offset 0`},
+		{"leading zeros in array", `[1,007]`, errSyntax, `invalid JSON: invalid number, leading zero at offset 3`},
+		{"negative leading zero", `-01`, errSyntax, ``},
+		{"plus sign", `+1`, errSyntax, ``},
+		{"leading dot", `.5`, errSyntax, ``},
+		{"trailing dot", `1.`, errSyntax, ``},
+		{"dot then exponent", `1.e5`, errSyntax, ``},
+		{"empty exponent", `1e`, errSyntax, ``},
+		{"exponent sign only", `1e+`, errSyntax, ``},
+		{"lone minus", `-`, errSyntax, ``},
+		{"hex number", `0x10`, errSyntax, ``},
+		{"control char in string", "\"a\nb\"", errSyntax, `invalid JSON: control character byte 0x0a in string at offset 2`},
+		{"nul in string", "\"\x00\"", errSyntax, ``},
+		{"tab in string", "\"\t\"", errSyntax, ``},
+		{"invalid escape", `"\x41"`, errSyntax, `invalid JSON: invalid escape "\\x" at offset 1`},
+		{"short unicode escape", `"\u12"`, errSyntax, ``},
+		{"non-hex unicode escape", `"\u12g4"`, errSyntax, ``},
+		{"backslash at end", `"\`, errSyntax, ``},
+		{"truncated string", `"abc`, errSyntax, `invalid JSON: unterminated string at offset 0`},
+		{"truncated array", `[1,2`, errSyntax, `invalid JSON: unexpected end of input at offset 4`},
+		{"truncated after comma", `[1,`, errSyntax, ``},
+		{"truncated object", `{"a":1`, errSyntax, ``},
+		{"truncated after key", `{"a"`, errSyntax, ``},
+		{"truncated after colon", `{"a":`, errSyntax, ``},
+		{"truncated literal", `tru`, errSyntax, ``},
+		{"misspelled literal", `nul1`, errSyntax, ``},
+		{"capitalised literal", `True`, errSyntax, ``},
+		{"two values", `1 2`, errSyntax, `invalid JSON: unexpected '2' at offset 2`},
+		{"two objects", `{}{}`, errSyntax, ``},
+		{"mismatched close", `[1}`, errSyntax, ``},
+		{"mismatched close object", `{"a":1]`, errSyntax, ``},
+		{"extra close", `[]]`, errSyntax, ``},
+		{"comment", `1 // x`, errSyntax, ``},
+		{"BOM", "\xef\xbb\xbf1", errSyntax, `invalid JSON: unexpected byte 0xef at offset 0`},
+		{"form feed is not whitespace", "\f1", errSyntax, ``},
+		{"non-breaking space is not whitespace", "\u00a01", errSyntax, ``},
 	}
-	sentinels := []error{ErrSyntax, ErrInvalidUTF8, ErrLoneSurrogate, ErrDuplicateKey,
-		ErrUnsafeInteger, ErrNumberOverflow, ErrNegativeZero}
+	sentinels := []error{errSyntax, errInvalidUTF8, errLoneSurrogate, errDuplicateKey,
+		errUnsafeInteger, errNumberOverflow, errNegativeZero}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			err := CheckJSON([]byte(tc.in))
@@ -250,7 +250,7 @@ func TestCheckJSONRejects(t *testing.T) {
 					require.NotErrorIs(t, err, s)
 				}
 			}
-			var je *JSONError
+			var je *jsonError
 			require.True(t, errors.As(err, &je))
 			require.GreaterOrEqual(t, je.Offset, 0)
 			require.LessOrEqual(t, je.Offset, len(tc.in))
@@ -262,7 +262,7 @@ func TestCheckJSONRejects(t *testing.T) {
 }
 
 func TestCheckJSONNil(t *testing.T) {
-	require.ErrorIs(t, CheckJSON(nil), ErrSyntax)
+	require.ErrorIs(t, CheckJSON(nil), errSyntax)
 }
 
 // TestCheckJSONNumbersAgainstStrconv cross-checks the digit-string analysis
@@ -286,7 +286,7 @@ func TestCheckJSONNumbersAgainstStrconv(t *testing.T) {
 			if v <= two53 {
 				require.NoError(t, err, f)
 			} else {
-				require.ErrorIs(t, err, ErrUnsafeInteger, f)
+				require.ErrorIs(t, err, errUnsafeInteger, f)
 			}
 		}
 	}
@@ -491,7 +491,7 @@ func TestCheckJSONDuplicatesRandom(t *testing.T) {
 		err := CheckJSON(doc)
 		if want {
 			dups++
-			require.ErrorIs(t, err, ErrDuplicateKey, "%s", doc)
+			require.ErrorIs(t, err, errDuplicateKey, "%s", doc)
 		} else {
 			require.NoError(t, err, "%s", doc)
 		}
@@ -516,7 +516,7 @@ func FuzzCheckJSON(f *testing.F) {
 			require.True(t, valid)
 			require.False(t, hasDuplicateKeys(t, b))
 		}
-		if errors.Is(err, ErrSyntax) {
+		if errors.Is(err, errSyntax) {
 			require.False(t, valid)
 		}
 		if !valid {

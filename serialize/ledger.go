@@ -9,7 +9,7 @@ import (
 // quoteCost is the ledger cost of the two quotes around a JSON string.
 const quoteCost = 2
 
-// StringCost returns the ledger cost of b as a JSON string, quotes included.
+// stringCost returns the ledger cost of b as a JSON string, quotes included.
 //
 // b is WTF-8, as QuickJS's JS_ToCStringLen produces it: UTF-8 except that a
 // lone surrogate is encoded as its own 3-byte sequence (ED A0..BF 80..BF).
@@ -20,7 +20,7 @@ const quoteCost = 2
 // is not part of a valid sequence costs 3, like the U+FFFD it becomes. A
 // surrogate pair encoded as two 3-byte sequences (CESU-8, which QuickJS never
 // produces) is counted as two lone surrogates.
-func StringCost(b []byte) int64 {
+func stringCost(b []byte) int64 {
 	_, cost, _ := scan(b, math.MaxInt64)
 	return cost + quoteCost
 }
@@ -37,9 +37,9 @@ type Fit uint8
 const (
 	// FitWhole means the whole entry was kept; the ledger stays open.
 	FitWhole Fit = iota
-	// FitPrefix means only the returned prefix (possibly empty) was kept and
+	// fitPrefix means only the returned prefix (possibly empty) was kept and
 	// the ledger is now closed: the run must end as output-limit.
-	FitPrefix
+	fitPrefix
 	// FitNone means nothing was kept, not even an empty entry, because the
 	// ledger was full or already closed. The ledger is closed.
 	FitNone
@@ -50,7 +50,7 @@ func (f Fit) String() string {
 	switch f {
 	case FitWhole:
 		return "Whole"
-	case FitPrefix:
+	case fitPrefix:
 		return "Prefix"
 	case FitNone:
 		return "None"
@@ -121,15 +121,15 @@ func (l *Ledger) Closed() bool { return l.closed }
 // An entry fits when the logs array with it stays within LogLimit:
 //
 //   - FitWhole: b fits; the text is all of b.
-//   - FitPrefix: b does not fit; the text is the longest code-point-aligned
+//   - fitPrefix: b does not fit; the text is the longest code-point-aligned
 //     prefix of b whose cost (with its comma and quotes) fits, possibly "",
 //     and it has been charged. The ledger is now closed.
 //   - FitNone: not even an empty entry fits, or the ledger was already
 //     closed; the text is "", nothing was charged, and the ledger is closed.
 //
-// b is WTF-8 (see StringCost). The returned text is valid UTF-8: each lone
+// b is WTF-8 (see stringCost). The returned text is valid UTF-8: each lone
 // surrogate or invalid byte becomes U+FFFD, although it is charged as
-// StringCost counts it.
+// stringCost counts it.
 //
 // b may alias wasm memory: AddLog does not retain it, and reads only as far
 // as the remaining budget allows (at most a few bytes past it), so a huge
@@ -185,7 +185,7 @@ func (l *Ledger) addLog(b []byte) (n int, clean bool, fit Fit) {
 	l.entries++
 	if n < len(b) {
 		l.closed = true
-		return n, clean, FitPrefix
+		return n, clean, fitPrefix
 	}
 	return n, clean, FitWhole
 }
@@ -197,7 +197,7 @@ func (l *Ledger) FitsValue(n int64) bool {
 }
 
 // FitMessage returns msg as a failure message will be reported after the
-// logs charged so far. msg may hold WTF-8 lone surrogates (see StringCost).
+// logs charged so far. msg may hold WTF-8 lone surrogates (see stringCost).
 //
 // If its JSON-string cost fits, FitMessage returns it whole and true;
 // otherwise it returns its longest code-point-aligned prefix that fits (""
@@ -216,7 +216,7 @@ func (l *Ledger) FitMessage(msg string) (string, bool) {
 type bytestring interface{ ~string | ~[]byte }
 
 // scan returns the length n of the longest code-point-aligned prefix of s
-// whose StringCost, quotes excluded, is at most budget, and that cost. clean
+// whose stringCost, quotes excluded, is at most budget, and that cost. clean
 // reports whether s[:n] is valid UTF-8 (no lone surrogate or invalid byte).
 // It reads s[n:] only to decode the one code point that did not fit, and
 // reads in 8-byte words only while a whole word fits in the budget.

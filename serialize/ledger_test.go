@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// jsCost is an independent reference for StringCost on valid UTF-8 input,
+// jsCost is an independent reference for stringCost on valid UTF-8 input,
 // following the contract's table rune by rune.
 func jsCost(s string) int64 {
 	cost := int64(2)
@@ -65,7 +65,7 @@ func TestStringCost(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			require.Equal(t, tc.want, StringCost([]byte(tc.in)))
+			require.Equal(t, tc.want, stringCost([]byte(tc.in)))
 		})
 	}
 }
@@ -75,10 +75,10 @@ func TestStringCostMatchesJSONStringify(t *testing.T) {
 	// word-at-a-time path sees it at each position.
 	for c := 0; c < 0x80; c++ {
 		s := string(rune(c))
-		require.Equal(t, jsCost(s), StringCost([]byte(s)), "byte %#x", c)
+		require.Equal(t, jsCost(s), stringCost([]byte(s)), "byte %#x", c)
 		for pos := 0; pos < 16; pos++ {
 			long := strings.Repeat("x", pos) + s + strings.Repeat("y", 16-pos)
-			require.Equal(t, jsCost(long), StringCost([]byte(long)), "byte %#x at %d", c, pos)
+			require.Equal(t, jsCost(long), stringCost([]byte(long)), "byte %#x at %d", c, pos)
 		}
 	}
 }
@@ -86,13 +86,13 @@ func TestStringCostMatchesJSONStringify(t *testing.T) {
 func TestOutputLimitMessage(t *testing.T) {
 	msg := OutputLimitMessage(64)
 	require.Equal(t, "outer output exceeded 64 bytes", msg)
-	require.Equal(t, int64(32), StringCost([]byte(msg)))
+	require.Equal(t, int64(32), stringCost([]byte(msg)))
 	require.Equal(t, "outer output exceeded 67108864 bytes", OutputLimitMessage(64<<20))
 }
 
 func TestFitString(t *testing.T) {
 	require.Equal(t, "Whole", FitWhole.String())
-	require.Equal(t, "Prefix", FitPrefix.String())
+	require.Equal(t, "Prefix", fitPrefix.String())
 	require.Equal(t, "None", FitNone.String())
 	require.Equal(t, "Fit(7)", Fit(7).String())
 }
@@ -155,26 +155,26 @@ func TestLedgerAddLog(t *testing.T) {
 			{"", "", FitWhole, 10},
 			{"", "", FitNone, 10},
 		}},
-		{"prefix", 6, []step{{"abc", "ab", FitPrefix, 6}, {"x", "", FitNone, 6}}},
-		{"empty prefix", 4, []step{{"abc", "", FitPrefix, 4}}},
+		{"prefix", 6, []step{{"abc", "ab", fitPrefix, 6}, {"x", "", FitNone, 6}}},
+		{"empty prefix", 4, []step{{"abc", "", fitPrefix, 4}}},
 		{"nothing fits", 3, []step{{"abc", "", FitNone, 2}, {"", "", FitNone, 2}}},
 		{"no room for comma and quotes", 9, []step{
 			{"abc", "abc", FitWhole, 7},
 			{"d", "", FitNone, 7},
 		}},
-		{"prefix does not split euro", 4 + 5, []step{{"€€", "€", FitPrefix, 7}}},
-		{"prefix of euro is empty", 4 + 2, []step{{"€€", "", FitPrefix, 4}}},
-		{"escape is all or nothing", 4 + 2, []step{{"a\n", "a", FitPrefix, 5}}},
-		{"control escape is all or nothing", 4 + 6, []step{{"ab\x01", "ab", FitPrefix, 6}}},
+		{"prefix does not split euro", 4 + 5, []step{{"€€", "€", fitPrefix, 7}}},
+		{"prefix of euro is empty", 4 + 2, []step{{"€€", "", fitPrefix, 4}}},
+		{"escape is all or nothing", 4 + 2, []step{{"a\n", "a", fitPrefix, 5}}},
+		{"control escape is all or nothing", 4 + 6, []step{{"ab\x01", "ab", fitPrefix, 6}}},
 		{"astral costs 4", 8, []step{{"😀", "😀", FitWhole, 8}}},
-		{"astral not split", 7, []step{{"😀", "", FitPrefix, 4}}},
+		{"astral not split", 7, []step{{"😀", "", fitPrefix, 4}}},
 		{"lone surrogate becomes U+FFFD but costs 6", 10, []step{{"\xED\xA0\x80", "\uFFFD", FitWhole, 10}}},
-		{"lone surrogate does not fit in 5", 9, []step{{"\xED\xA0\x80", "", FitPrefix, 4}}},
+		{"lone surrogate does not fit in 5", 9, []step{{"\xED\xA0\x80", "", fitPrefix, 4}}},
 		{"invalid byte becomes U+FFFD", 9, []step{{"a\xFFb", "a\uFFFDb", FitWhole, 9}}},
-		{"surrogate kept in prefix", 11, []step{{"a\xED\xB0\x80bc", "a\uFFFD", FitPrefix, 11}}},
+		{"surrogate kept in prefix", 11, []step{{"a\xED\xB0\x80bc", "a\uFFFD", fitPrefix, 11}}},
 		{"U+2028 costs 3", 7, []step{{"\u2028", "\u2028", FitWhole, 7}}},
 		{"quote and backslash", 8, []step{{`"\`, `"\`, FitWhole, 8}}},
-		{"word path stops at budget", 4 + 9, []step{{"0123456789abcdef", "012345678", FitPrefix, 13}}},
+		{"word path stops at budget", 4 + 9, []step{{"0123456789abcdef", "012345678", fitPrefix, 13}}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -203,7 +203,7 @@ func TestLedger64MiBLog(t *testing.T) {
 		kept int
 	}{
 		{"exactly the log limit", entry, FitWhole, len(entry)},
-		{"one over", append(entry, 'b'), FitPrefix, len(entry)},
+		{"one over", append(entry, 'b'), fitPrefix, len(entry)},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -251,7 +251,7 @@ func TestLedgerReservesOutputLimitMessage(t *testing.T) {
 			require.Equal(t, tc.message, msg)
 			require.Equal(t, tc.logLimit != tc.limit, whole)
 			if whole {
-				require.LessOrEqual(t, l.Used()+StringCost([]byte(msg)), tc.limit)
+				require.LessOrEqual(t, l.Used()+stringCost([]byte(msg)), tc.limit)
 			}
 		})
 	}
@@ -292,7 +292,7 @@ func TestLedgerSpam(t *testing.T) {
 
 			want := int64(2) + int64(len(kept)-1)
 			for _, e := range kept {
-				want += StringCost([]byte(e))
+				want += stringCost([]byte(e))
 			}
 			require.Equal(t, want, l.Used())
 
@@ -316,7 +316,7 @@ func TestLedgerAddLogReadsOnlyTheBudget(t *testing.T) {
 	copy(big, strings.Repeat("a", 200))
 	l := NewLedger(limit)
 	got, fit := l.AddLog(big)
-	require.Equal(t, FitPrefix, fit)
+	require.Equal(t, fitPrefix, fit)
 	require.Equal(t, strings.Repeat("a", int(l.LogLimit())-4), got)
 	require.Equal(t, int64(64-32), l.LogLimit(), `"outer output exceeded 64 bytes" needs 32`)
 
@@ -384,7 +384,7 @@ func BenchmarkStringCost(b *testing.B) {
 	in := []byte(strings.Repeat("The quick brown fox jumps over the lazy dog. ", 1<<20/45+1))[:1<<20]
 	b.SetBytes(int64(len(in)))
 	for b.Loop() {
-		StringCost(in)
+		stringCost(in)
 	}
 }
 
@@ -392,7 +392,7 @@ func BenchmarkStringCostMixed(b *testing.B) {
 	in := []byte(strings.Repeat("naïve café — “quoted”\n😀 ", 1<<20/32+1))[:1<<20]
 	b.SetBytes(int64(len(in)))
 	for b.Loop() {
-		StringCost(in)
+		stringCost(in)
 	}
 }
 

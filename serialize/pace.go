@@ -12,7 +12,7 @@ import (
 // check should go on at all (a cancelled context, a deadline), so that a
 // long text holds its goroutine for no more than one piece at a time.
 //
-// Its answer is CheckJSON's: the same nil or *JSONError for the same b.
+// Its answer is CheckJSON's: the same nil or *jsonError for the same b.
 func CheckJSONPaced(b []byte, piece int, pause func() error) error {
 	return checkPaced(b, piece, pause, false)
 }
@@ -58,7 +58,7 @@ func (p *pacer) unsafeInteger(b []byte, start, end int) error {
 	if p.value {
 		return nil
 	}
-	return numberError(b, ErrUnsafeInteger, start, end)
+	return numberError(b, errUnsafeInteger, start, end)
 }
 
 // unpaced returns the pacer of a check that never pauses.

@@ -43,21 +43,21 @@ func longNumbers() []struct {
 		in   string
 		err  error
 	}{
-		{"halfway to Inf", t.String() + "." + zeros, ErrNumberOverflow},
-		{"above halfway to Inf", t.String() + "." + zeros + "1", ErrNumberOverflow},
-		{"below halfway to Inf", tm1.String() + "." + strings.Repeat("9", 2000), ErrUnsafeInteger},
-		{"halfway to -0", "-" + h + zeros, ErrNegativeZero},
+		{"halfway to Inf", t.String() + "." + zeros, errNumberOverflow},
+		{"above halfway to Inf", t.String() + "." + zeros + "1", errNumberOverflow},
+		{"below halfway to Inf", tm1.String() + "." + strings.Repeat("9", 2000), errUnsafeInteger},
+		{"halfway to -0", "-" + h + zeros, errNegativeZero},
 		{"above halfway to -0", "-" + h + zeros + "1", nil},
 		{"above halfway to -0, exponent", "-" + h + zeros + "1e0", nil},
-		{"long zero fraction", "-0." + zeros + zeros, ErrNegativeZero},
+		{"long zero fraction", "-0." + zeros + zeros, errNegativeZero},
 		{"tiny positive", "0." + zeros + "1", nil},
 		{"2^53 with zeros", "9007199254740992." + zeros, nil},
-		{"2^53 and a bit", "9007199254740992." + zeros + "1", ErrUnsafeInteger},
+		{"2^53 and a bit", "9007199254740992." + zeros + "1", errUnsafeInteger},
 		{"2^53 long exponent form", "0.9007199254740992" + zeros + "e16", nil},
-		{"huge integer", "1" + zeros, ErrNumberOverflow},
+		{"huge integer", "1" + zeros, errNumberOverflow},
 		{"exponent with leading zeros", "1e" + zeros + "1", nil},
-		{"long exponent", "1e1" + zeros, ErrNumberOverflow},
-		{"long negative exponent", "-1e-1" + zeros, ErrNegativeZero},
+		{"long exponent", "1e1" + zeros, errNumberOverflow},
+		{"long negative exponent", "-1e-1" + zeros, errNegativeZero},
 	}
 }
 

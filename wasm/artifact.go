@@ -33,6 +33,9 @@
 //
 // It imports env.jsFunctionProxy(ctx, this, argc, argv) JSValue and 23
 // wasi_snapshot_preview1 functions, all of which coderun implements itself.
+//
+// Package wasm is part of coderun's engine. It is not an API: it has no
+// compatibility promise, and may change in any release. Use package coderun.
 package wasm
 
 import (

@@ -3,7 +3,7 @@ package wasm
 import "fmt"
 
 // Facts about QuickJS-NG's async generators in the pinned build that
-// GuardAsyncGeneratorResume relies on (quickjs.c, JSAsyncGeneratorData and
+// guardAsyncGeneratorResume relies on (quickjs.c, JSAsyncGeneratorData and
 // JSAsyncGeneratorStateEnum).
 const (
 	asyncGenStateOffset    = 4  // offsetof(JSAsyncGeneratorData, state)
@@ -13,7 +13,7 @@ const (
 	jsUndefined            = 3 << 32
 )
 
-// GuardAsyncGeneratorResume backports QuickJS-NG's fix 5d48f1d (issue
+// guardAsyncGeneratorResume backports QuickJS-NG's fix 5d48f1d (issue
 // #1355, first released in v0.13.0). js_async_generator_resolve_function is
 // the callback an async generator's awaited promise settles; its "restart
 // the function after await" branch assumes the generator is still
@@ -32,8 +32,8 @@ const (
 //
 // is inserted right after that `if`, before the throw_flag store. Exactly
 // one function must match.
-func GuardAsyncGeneratorResume(m *Module) error {
-	want := FuncType{Params: []ValType{I32, I64, I32, I32, I32, I32}, Results: []ValType{I64}}
+func guardAsyncGeneratorResume(m *Module) error {
+	want := FuncType{Params: []ValType{i32, i64, i32, i32, i32, i32}, Results: []ValType{i64}}
 	found, at, state := -1, 0, uint32(0)
 	for i := range m.Code {
 		ft, ok := m.typeAt(m.Funcs[i])
@@ -51,11 +51,11 @@ func GuardAsyncGeneratorResume(m *Module) error {
 		return fmt.Errorf("wasm: guard async generator resume: js_async_generator_resolve_function not found")
 	}
 	guard := []Instr{
-		Indexed(OpLocalGet, state), {Op: OpI32Load, A: 2, B: asyncGenStateOffset},
-		I32Const(asyncGenStateExecuting), Simple(opI32Ne),
-		BlockInstr(OpIf, BlockEmpty),
-		I64Const(jsUndefined), Simple(OpReturn),
-		Simple(OpEnd),
+		indexed(opLocalGet, state), {Op: opI32Load, A: 2, B: asyncGenStateOffset},
+		i32Const(asyncGenStateExecuting), simple(opI32Ne),
+		blockInstr(opIf, blockEmpty),
+		i64Const(jsUndefined), simple(opReturn),
+		simple(opEnd),
 	}
 	code := &m.Code[found]
 	code.Body = append(code.Body[:at:at], append(guard, code.Body[at:]...)...)
@@ -76,15 +76,15 @@ const opI32Ne Opcode = 0x47
 // and returns the index right after that `end` and the local S.
 func asyncGenResumeSite(body []Instr) (int, uint32, bool) {
 	for k := 0; k+7 < len(body); k++ {
-		if body[k].Op != OpLocalGet || body[k].A != 4 ||
-			body[k+1].Op != OpI32Const || body[k+1].I32() != 2 ||
+		if body[k].Op != opLocalGet || body[k].A != 4 ||
+			body[k+1].Op != opI32Const || body[k+1].i32() != 2 ||
 			body[k+2].Op != opI32GeS ||
-			body[k+3].Op != OpIf || body[k+3].Block() != BlockEmpty {
+			body[k+3].Op != opIf || body[k+3].block() != blockEmpty {
 			continue
 		}
 		s := body[k+4]
-		if s.Op != OpLocalGet || body[k+5].Op != OpI32Const || body[k+5].I32() != asyncGenStateCompleted ||
-			body[k+6].Op != OpI32Store || body[k+6].B != asyncGenStateOffset {
+		if s.Op != opLocalGet || body[k+5].Op != opI32Const || body[k+5].i32() != asyncGenStateCompleted ||
+			body[k+6].Op != opI32Store || body[k+6].B != asyncGenStateOffset {
 			continue
 		}
 		end, ok := matchingEnd(body, k+3)
@@ -92,9 +92,9 @@ func asyncGenResumeSite(body []Instr) (int, uint32, bool) {
 			continue
 		}
 		after := body[end+1 : end+6]
-		if after[0].Op == OpLocalGet && after[0].A == s.A &&
-			after[1].Op == OpI32Const && after[1].I32() == asyncGenThrowFlag &&
-			after[2].Op == OpI32Add && after[3].Op == OpLocalGet && after[4].Op == opI32Store8 {
+		if after[0].Op == opLocalGet && after[0].A == s.A &&
+			after[1].Op == opI32Const && after[1].i32() == asyncGenThrowFlag &&
+			after[2].Op == opI32Add && after[3].Op == opLocalGet && after[4].Op == opI32Store8 {
 			return end + 1, s.A, true
 		}
 	}
@@ -113,9 +113,9 @@ func matchingEnd(body []Instr, open int) (int, bool) {
 	depth := 0
 	for i := open; i < len(body); i++ {
 		switch body[i].Op {
-		case OpBlock, OpLoop, OpIf:
+		case opBlock, opLoop, opIf:
 			depth++
-		case OpEnd:
+		case opEnd:
 			depth--
 			if depth == 0 {
 				return i, true

@@ -102,12 +102,12 @@ func applyPasses(b *testing.B, skip string) []byte {
 		name string
 		f    func(*Module) error
 	}{
-		{"DropStdModules", DropStdModules}, {"RefuseImports", RefuseImports},
+		{"DropStdModules", dropStdModules}, {"RefuseImports", refuseImports},
 		{"ExportStackPointer", ExportStackPointer}, {"ExportStdLoop", ExportStdLoop},
-		{"AddDispatcher", AddDispatcher}, {"GrowTrap", GrowTrap}, {"PinInterruptHandler", PinInterruptHandler},
-		{"GuardAsyncGeneratorResume", GuardAsyncGeneratorResume}, {"GuardProxyOwnKeysSize", GuardProxyOwnKeysSize},
-		{"DivideAfterPrivateName", DivideAfterPrivateName}, {"DirectCalls", DirectCalls},
-		{"Fuel", fuel}, {"StackWatch", StackWatch},
+		{"AddDispatcher", AddDispatcher}, {"GrowTrap", growTrap}, {"PinInterruptHandler", pinInterruptHandler},
+		{"GuardAsyncGeneratorResume", guardAsyncGeneratorResume}, {"GuardProxyOwnKeysSize", guardProxyOwnKeysSize},
+		{"DivideAfterPrivateName", divideAfterPrivateName}, {"DirectCalls", directCalls},
+		{"Fuel", fuel}, {"StackWatch", stackWatch},
 	}
 	found := false
 	for _, p := range passes {

@@ -14,16 +14,16 @@ import (
 // applied.
 func bulkModule(t *testing.T) []byte {
 	op := func(o Opcode) Code {
-		return Code{Body: []Instr{Indexed(OpLocalGet, 0), Indexed(OpLocalGet, 1), Indexed(OpLocalGet, 2), Simple(o), Simple(OpEnd)}}
+		return Code{Body: []Instr{indexed(opLocalGet, 0), indexed(opLocalGet, 1), indexed(opLocalGet, 2), simple(o), simple(opEnd)}}
 	}
 	m := &Module{
-		Types:    []FuncType{{Params: []ValType{I32, I32, I32}}},
+		Types:    []FuncType{{Params: []ValType{i32, i32, i32}}},
 		Funcs:    []uint32{0, 0},
 		Memories: []Limits{{Min: 128}},
-		Exports:  []Export{{Name: "copy", Kind: ExternFunc, Index: 0}, {Name: "fill", Kind: ExternFunc, Index: 1}},
-		Code:     []Code{op(OpMemoryCopy), op(OpMemoryFill)},
+		Exports:  []Export{{Name: "copy", Kind: externFunc, Index: 0}, {Name: "fill", Kind: externFunc, Index: 1}},
+		Code:     []Code{op(opMemoryCopy), op(opMemoryFill)},
 	}
-	require.NoError(t, Fuel(m, FuelConfig{SkipLoops: []uint32{}, InterruptHandler: NoInterruptHandler}))
+	require.NoError(t, Fuel(m, FuelConfig{SkipLoops: []uint32{}, InterruptHandler: noInterruptHandler}))
 	b, err := m.Encode()
 	require.NoError(t, err)
 	return b
@@ -45,8 +45,8 @@ func TestBulkMemoryChunks(t *testing.T) {
 	}{
 		{"small", "copy", 100, 5000, 3000, ""},
 		{"empty", "copy", size, 0, 0, ""},
-		{"one chunk", "copy", 0, 2 << 20, BulkMemoryChunk, ""},
-		{"chunk plus one", "copy", 0, 2 << 20, BulkMemoryChunk + 1, ""},
+		{"one chunk", "copy", 0, 2 << 20, bulkMemoryChunk, ""},
+		{"chunk plus one", "copy", 0, 2 << 20, bulkMemoryChunk + 1, ""},
 		{"forward overlap", "copy", 1000, 1000 + 4097, 5<<19 + 123, ""},
 		{"backward overlap", "copy", 1000 + 4097, 1000, 5<<19 + 123, ""},
 		{"disjoint backward", "copy", 5 << 20, 12345, 3<<20 - 1, ""},
@@ -80,8 +80,8 @@ func TestBulkMemoryChunks(t *testing.T) {
 				}
 			}
 			require.True(t, bytes.Equal(want, mem), "memory differs from %s's result", tc.fn)
-			require.Equal(t, int64(tc.n>>BulkMemoryShift), v.fuelUsed())
-			if tc.n>>BulkMemoryShift > 0 {
+			require.Equal(t, int64(tc.n>>bulkMemoryShift), v.fuelUsed())
+			if tc.n>>bulkMemoryShift > 0 {
 				require.Equal(t, 1, m.refills, "the first positive charge refills")
 			} else {
 				require.Zero(t, m.refills, "a free operation does not yield")
@@ -99,5 +99,5 @@ func TestBulkMemoryYields(t *testing.T) {
 	_, err := v.mod.ExportedFunction("copy").Call(v.ctx, 0, 4<<20, 4<<20)
 	require.NoError(t, err)
 	require.Equal(t, 4, m.refills)
-	require.Equal(t, int64(4<<20>>BulkMemoryShift), v.fuelUsed())
+	require.Equal(t, int64(4<<20>>bulkMemoryShift), v.fuelUsed())
 }

@@ -8,9 +8,9 @@ import (
 
 var magicVersion = []byte{0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00}
 
-// ErrMalformed is wrapped by every error Decode returns for input that is
+// errMalformed is wrapped by every error Decode returns for input that is
 // not a well-formed module (within the subset this package supports).
-var ErrMalformed = errors.New("malformed wasm module")
+var errMalformed = errors.New("malformed wasm module")
 
 // Decode decodes a WebAssembly binary module. Function bodies are decoded
 // to instructions; an instruction outside the supported set (MVP,
@@ -21,7 +21,7 @@ var ErrMalformed = errors.New("malformed wasm module")
 func Decode(src []byte) (*Module, error) {
 	m, err := decode(src)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrMalformed, err)
+		return nil, fmt.Errorf("%w: %w", errMalformed, err)
 	}
 	return m, nil
 }
@@ -33,7 +33,7 @@ func decode(src []byte) (*Module, error) {
 	m := &Module{orig: map[SectionID]rawUnit{}}
 	r := &reader{b: src, pos: len(magicVersion)}
 	last := -1 // position in sectionOrder of the last non-custom section
-	after := SectionCustom
+	after := sectionCustom
 	var funcCount *uint32
 	for !r.done() {
 		start := r.pos
@@ -48,7 +48,7 @@ func decode(src []byte) (*Module, error) {
 		}
 		raw := src[start:r.pos:r.pos]
 		sr := &reader{b: payload, base: r.pos - len(payload)}
-		if SectionID(id) == SectionCustom {
+		if SectionID(id) == sectionCustom {
 			c, err := decodeCustom(sr)
 			if err != nil {
 				return nil, err
@@ -106,37 +106,37 @@ func decodeCustom(r *reader) (CustomSection, error) {
 
 func (m *Module) decodeSection(id SectionID, r *reader, funcCount **uint32) error {
 	switch id {
-	case SectionType:
+	case sectionType:
 		return m.decodeTypes(r)
-	case SectionImport:
+	case sectionImport:
 		return m.decodeImports(r)
-	case SectionFunction:
+	case sectionFunction:
 		v, err := r.u32s("function type index")
 		m.Funcs = v
 		n := uint32(len(v))
 		*funcCount = &n
 		return err
-	case SectionTable:
+	case sectionTable:
 		return decodeVec(r, "table", 3, &m.Tables, decodeTable)
-	case SectionMemory:
+	case sectionMemory:
 		return decodeVec(r, "memory", 2, &m.Memories, func(r *reader) (Limits, error) { return r.limits("memory") })
-	case SectionGlobal:
+	case sectionGlobal:
 		return decodeVec(r, "global", 3, &m.Globals, decodeGlobal)
-	case SectionExport:
+	case sectionExport:
 		return decodeVec(r, "export", 3, &m.Exports, decodeExport)
-	case SectionStart:
+	case sectionStart:
 		v, err := r.u32("start function")
 		m.Start = &v
 		return err
-	case SectionElement:
+	case sectionElement:
 		return decodeVec(r, "element segment", 2, &m.Elements, decodeElement)
-	case SectionDataCount:
+	case sectionDataCount:
 		v, err := r.u32("data count")
 		m.DataCount = &v
 		return err
-	case SectionCode:
+	case sectionCode:
 		return decodeVec(r, "code entry", 2, &m.Code, decodeCode)
-	case SectionData:
+	case sectionData:
 		return decodeVec(r, "data segment", 2, &m.Data, decodeData)
 	}
 	return r.errorf("unknown section %d", id)
@@ -192,11 +192,11 @@ func (m *Module) decodeImports(r *reader) error {
 		}
 		im.Kind = ExternKind(k)
 		switch im.Kind {
-		case ExternFunc:
+		case externFunc:
 			im.TypeIndex, err = r.u32("import type index")
-		case ExternTable:
+		case externTable:
 			im.Table, err = decodeTable(r)
-		case ExternMemory:
+		case externMemory:
 			im.Memory, err = r.limits("memory")
 		case ExternGlobal:
 			im.Global, err = decodeGlobalType(r)
@@ -276,7 +276,7 @@ func decodeElement(r *reader) (Element, error) {
 			return e, err
 		}
 	}
-	if e.Active() {
+	if e.active() {
 		if e.Offset, err = r.expr(2); err != nil {
 			return e, err
 		}
@@ -294,8 +294,8 @@ func decodeElement(r *reader) (Element, error) {
 		return e, err
 	}
 	if e.Flags&3 == 0 {
-		e.Kind = byte(FuncRef)
-	} else if t := ValType(e.Kind); t != FuncRef && t != ExternRef {
+		e.Kind = byte(funcRef)
+	} else if t := ValType(e.Kind); t != funcRef && t != externRef {
 		return e, r.errorf("invalid element reference type %#x", e.Kind)
 	}
 	n, err := r.count("element expression count", 2)

@@ -26,10 +26,10 @@ func oneFunc(code ...byte) []byte {
 	entry := appendUleb(nil, uint64(len(body)))
 	entry = append(entry, body...)
 	return moduleBytes(
-		section(SectionType, 0x01, 0x60, 0x00, 0x00),
-		section(SectionFunction, 0x01, 0x00),
-		section(SectionMemory, 0x01, 0x00, 0x01),
-		section(SectionCode, append([]byte{0x01}, entry...)...),
+		section(sectionType, 0x01, 0x60, 0x00, 0x00),
+		section(sectionFunction, 0x01, 0x00),
+		section(sectionMemory, 0x01, 0x00, 0x01),
+		section(sectionCode, append([]byte{0x01}, entry...)...),
 	)
 }
 
@@ -63,7 +63,7 @@ func countOps(m *Module, op Opcode) int {
 func TestDecodeQuickJSShape(t *testing.T) {
 	m := decodeQuickJS(t)
 	require.Len(t, m.Types, 93)
-	require.Equal(t, uint32(24), m.NumImportedFuncs())
+	require.Equal(t, uint32(24), m.numImportedFuncs())
 	require.Len(t, m.Imports, 24)
 	require.Len(t, m.Funcs, 1138)
 	require.Len(t, m.Code, 1138)
@@ -75,21 +75,21 @@ func TestDecodeQuickJSShape(t *testing.T) {
 
 	require.Len(t, m.Globals, 1)
 	g := m.Globals[0]
-	require.Equal(t, GlobalType{ValType: I32, Mutable: true}, g.Type)
-	require.Equal(t, []Instr{I32Const(165408), Simple(OpEnd)}, g.Init)
+	require.Equal(t, GlobalType{ValType: i32, Mutable: true}, g.Type)
+	require.Equal(t, []Instr{i32Const(165408), simple(opEnd)}, g.Init)
 
 	require.Equal(t, []Limits{{Min: 3}}, m.Memories)
-	require.Equal(t, []Table{{RefType: FuncRef, Limits: Limits{Flags: 1, Min: 542, Max: 542}}}, m.Tables)
+	require.Equal(t, []Table{{RefType: funcRef, Limits: Limits{Flags: 1, Min: 542, Max: 542}}}, m.Tables)
 
 	require.Len(t, m.Elements, 1)
 	require.Equal(t, uint32(0), m.Elements[0].Flags)
-	require.Equal(t, []Instr{I32Const(1), Simple(OpEnd)}, m.Elements[0].Offset)
+	require.Equal(t, []Instr{i32Const(1), simple(opEnd)}, m.Elements[0].Offset)
 	require.Len(t, m.Elements[0].Funcs, 541)
 
 	names := make([]string, len(m.Customs))
 	for i, c := range m.Customs {
 		names[i] = c.Name
-		require.Equal(t, SectionData, c.After)
+		require.Equal(t, sectionData, c.After)
 	}
 	require.Equal(t, []string{".debug_loc", ".debug_abbrev", ".debug_info", ".debug_ranges", ".debug_str", ".debug_line", "producers", "target_features"}, names)
 
@@ -97,16 +97,16 @@ func TestDecodeQuickJSShape(t *testing.T) {
 		op   Opcode
 		want int
 	}{
-		{OpMemoryGrow, 1},
-		{OpMemorySize, 1},
-		{OpLoop, 1726},
-		{OpCall, 9379},
-		{OpCallIndirect, 1885},
-		{OpMemoryCopy, 2},
-		{OpMemoryFill, 1},
-		{OpRefFunc, 0},
-		{OpGlobalGet, 504},
-		{OpGlobalSet, 1021},
+		{opMemoryGrow, 1},
+		{opMemorySize, 1},
+		{opLoop, 1726},
+		{opCall, 9379},
+		{opCallIndirect, 1885},
+		{opMemoryCopy, 2},
+		{opMemoryFill, 1},
+		{opRefFunc, 0},
+		{opGlobalGet, 504},
+		{opGlobalSet, 1021},
 	} {
 		require.Equal(t, tc.want, countOps(m, tc.op), "count of %s", tc.op)
 	}
@@ -119,15 +119,15 @@ func TestDecodeInstructions(t *testing.T) {
 		want []Instr
 	}{
 		{"sign extension", []byte{0x41, 0x7f, 0xc0, 0x1a, 0x42, 0x01, 0xc4, 0x1a, 0x0b},
-			[]Instr{I32Const(-1), Simple(0xc0), Simple(OpDrop), I64Const(1), Simple(0xc4), Simple(OpDrop), Simple(OpEnd)}},
+			[]Instr{i32Const(-1), simple(0xc0), simple(opDrop), i64Const(1), simple(0xc4), simple(opDrop), simple(opEnd)}},
 		{"saturating truncation", []byte{0x43, 0, 0, 0x80, 0x3f, 0xfc, 0x00, 0x1a, 0x44, 0, 0, 0, 0, 0, 0, 0xf0, 0x3f, 0xfc, 0x07, 0x1a, 0x0b},
-			[]Instr{{Op: OpF32Const, C: 0x3f800000}, Simple(0xfc00), Simple(OpDrop), {Op: OpF64Const, C: 0x3ff0000000000000}, Simple(0xfc07), Simple(OpDrop), Simple(OpEnd)}},
+			[]Instr{{Op: opF32Const, C: 0x3f800000}, simple(0xfc00), simple(opDrop), {Op: opF64Const, C: 0x3ff0000000000000}, simple(0xfc07), simple(opDrop), simple(opEnd)}},
 		{"bulk memory", []byte{0x41, 0, 0x41, 0, 0x41, 0, 0xfc, 0x0a, 0, 0, 0x41, 0, 0x41, 0, 0x41, 0, 0xfc, 0x0b, 0, 0x0b},
-			[]Instr{I32Const(0), I32Const(0), I32Const(0), Simple(OpMemoryCopy), I32Const(0), I32Const(0), I32Const(0), Simple(OpMemoryFill), Simple(OpEnd)}},
+			[]Instr{i32Const(0), i32Const(0), i32Const(0), simple(opMemoryCopy), i32Const(0), i32Const(0), i32Const(0), simple(opMemoryFill), simple(opEnd)}},
 		{"blocks and br_table", []byte{0x02, 0x40, 0x03, 0x7f, 0x41, 0x00, 0x0e, 0x02, 0x00, 0x01, 0x01, 0x0b, 0x1a, 0x0b, 0x0b},
-			[]Instr{BlockInstr(OpBlock, BlockEmpty), BlockInstr(OpLoop, ValueBlock(I32)), I32Const(0), {Op: OpBrTable, A: 1, Vec: []uint32{0, 1}}, Simple(OpEnd), Simple(OpDrop), Simple(OpEnd), Simple(OpEnd)}},
+			[]Instr{blockInstr(opBlock, blockEmpty), blockInstr(opLoop, valueBlock(i32)), i32Const(0), {Op: opBrTable, A: 1, Vec: []uint32{0, 1}}, simple(opEnd), simple(opDrop), simple(opEnd), simple(opEnd)}},
 		{"memory", []byte{0x41, 0x00, 0x28, 0x02, 0x10, 0x1a, 0x3f, 0x00, 0x40, 0x00, 0x1a, 0x0b},
-			[]Instr{I32Const(0), {Op: OpI32Load, A: 2, B: 16}, Simple(OpDrop), Simple(OpMemorySize), Simple(OpMemoryGrow), Simple(OpDrop), Simple(OpEnd)}},
+			[]Instr{i32Const(0), {Op: opI32Load, A: 2, B: 16}, simple(opDrop), simple(opMemorySize), simple(opMemoryGrow), simple(opDrop), simple(opEnd)}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			src := oneFunc(tc.code...)
@@ -161,14 +161,14 @@ func TestDecodeErrors(t *testing.T) {
 		{"bytes after end", oneFunc(0x0b, 0x01), "bytes after the end of the function body"},
 		{"memory index", oneFunc(0x3f, 0x01, 0x1a, 0x0b), "memory index 1"},
 		{"i32 overflow", oneFunc(0x41, 0xff, 0xff, 0xff, 0xff, 0x4f, 0x1a, 0x0b), "leb128 overflow"},
-		{"section order", moduleBytes(section(SectionFunction, 0x00), section(SectionType, 0x00)), "out of order"},
+		{"section order", moduleBytes(section(sectionFunction, 0x00), section(sectionType, 0x00)), "out of order"},
 		{"section too long", moduleBytes([]byte{0x01, 0x05, 0x00}), "unexpected end of input"},
-		{"huge count", moduleBytes(section(SectionType, 0xff, 0xff, 0xff, 0xff, 0x0f)), "exceeds the remaining"},
-		{"body count mismatch", moduleBytes(section(SectionType, 0x01, 0x60, 0x00, 0x00), section(SectionFunction, 0x01, 0x00)), "code section has 0 bodies"},
+		{"huge count", moduleBytes(section(sectionType, 0xff, 0xff, 0xff, 0xff, 0x0f)), "exceeds the remaining"},
+		{"body count mismatch", moduleBytes(section(sectionType, 0x01, 0x60, 0x00, 0x00), section(sectionFunction, 0x01, 0x00)), "code section has 0 bodies"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Decode(tc.src)
-			require.ErrorIs(t, err, ErrMalformed)
+			require.ErrorIs(t, err, errMalformed)
 			require.ErrorContains(t, err, tc.want)
 		})
 	}
@@ -190,7 +190,7 @@ func TestDecodeTruncatedAndCorrupted(t *testing.T) {
 	src := smallQuickJS(t)
 	sm, err := Decode(src)
 	require.NoError(t, err)
-	code := sm.orig[SectionCode].orig
+	code := sm.orig[sectionCode].orig
 	codeStart := bytes.Index(src, code)
 	n := 300
 	if raceEnabled || testing.Short() {
@@ -216,7 +216,7 @@ func TestDecodeTruncatedAndCorrupted(t *testing.T) {
 	require.NoError(t, err)
 	for cut := range len(small) {
 		_, err := Decode(small[:cut])
-		if cut < 8 || cut > len(small)-len(sm.orig[SectionCode].orig) {
+		if cut < 8 || cut > len(small)-len(sm.orig[sectionCode].orig) {
 			require.Error(t, err, "prefix of %d bytes", cut)
 		}
 	}
@@ -240,19 +240,19 @@ func TestPreservesNonCanonical(t *testing.T) {
 	entry2 := []byte{0x02, 0x00, 0x0b}
 	code := append([]byte{0x0a, 0x8d, 0x80, 0x80, 0x80, 0x00, 0x02}, append(entry1, entry2...)...)
 	src := moduleBytes(
-		section(SectionType, 0x01, 0x60, 0x00, 0x00),
-		section(SectionFunction, 0x02, 0x00, 0x00),
+		section(sectionType, 0x01, 0x60, 0x00, 0x00),
+		section(sectionFunction, 0x02, 0x00, 0x00),
 		code,
 	)
 	m, err := Decode(src)
 	require.NoError(t, err)
-	require.Equal(t, []Instr{Indexed(OpCall, 1), Simple(OpEnd)}, m.Code[0].Body)
+	require.Equal(t, []Instr{indexed(opCall, 1), simple(opEnd)}, m.Code[0].Body)
 	out, err := m.Encode()
 	require.NoError(t, err)
 	require.Equal(t, src, out)
 
 	// Changing the second body keeps the first one's padding.
-	m.Code[1].Body = []Instr{Simple(OpNop), Simple(OpEnd)}
+	m.Code[1].Body = []Instr{simple(opNop), simple(opEnd)}
 	out, err = m.Encode()
 	require.NoError(t, err)
 	require.True(t, bytes.Contains(out, entry1))

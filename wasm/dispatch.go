@@ -26,18 +26,18 @@ const (
 	DispatchGetException                          // JS_GetException (ctx i32) -> i64
 	DispatchParseJSON                             // QJS_ParseJSON (ctx i32, text i32) -> i64
 	DispatchCreateFunctionProxy                   // QJS_CreateFunctionProxy (ctx i32, id i64, i64, i64) -> i64
-	DispatchStdLoop                               // StdLoopExport (ctx i32)
+	DispatchStdLoop                               // stdLoopExport (ctx i32)
 	DispatchCompile                               // QJS_Compile2 (ctx i32, opt i32) -> i32
 	// DispatchDeep recurses as deep as its i32 argument asks (at most
-	// DispatchDeepMax levels) without touching memory, and returns 0: a
+	// dispatchDeepMax levels) without touching memory, and returns 0: a
 	// call that grows the host's native stack for this instance ahead of
 	// the calls that need it.
 	DispatchDeep
 	numDispatchOps
 )
 
-// DispatchDeepMax caps DispatchDeep's recursion.
-const DispatchDeepMax = 1 << 14
+// dispatchDeepMax caps DispatchDeep's recursion.
+const dispatchDeepMax = 1 << 14
 
 // dispatchTarget is an export that the dispatcher calls, with the
 // signature it must have.
@@ -52,7 +52,7 @@ func dispatchTargets() []dispatchTarget {
 	f := func(params []ValType, results ...ValType) FuncType {
 		return FuncType{Params: params, Results: results}
 	}
-	i32, i64 := I32, I64
+	i32, i64 := i32, i64
 	return []dispatchTarget{
 		DispatchMalloc:              {"malloc", f([]ValType{i32}, i32)},
 		DispatchFree:                {"free", f([]ValType{i32})},
@@ -67,7 +67,7 @@ func dispatchTargets() []dispatchTarget {
 		DispatchGetException:        {"JS_GetException", f([]ValType{i32}, i64)},
 		DispatchParseJSON:           {"QJS_ParseJSON", f([]ValType{i32, i32}, i64)},
 		DispatchCreateFunctionProxy: {"QJS_CreateFunctionProxy", f([]ValType{i32, i64, i64, i64}, i64)},
-		DispatchStdLoop:             {StdLoopExport, f([]ValType{i32})},
+		DispatchStdLoop:             {stdLoopExport, f([]ValType{i32})},
 		DispatchCompile:             {"QJS_Compile2", f([]ValType{i32, i32}, i32)},
 	}
 }
@@ -97,7 +97,7 @@ func AddDispatcher(m *Module) error {
 		if !ok {
 			return fmt.Errorf("wasm: dispatcher: %q is not exported", t.name)
 		}
-		ft, ok := m.FuncType(idx)
+		ft, ok := m.funcType(idx)
 		if !ok || !ft.Equal(t.typ) {
 			return fmt.Errorf("wasm: dispatcher: %q has type %v, want %v", t.name, ft, t.typ)
 		}
@@ -111,59 +111,59 @@ func AddDispatcher(m *Module) error {
 	n := uint32(len(funcs))
 	body := make([]Instr, 0, 16*n)
 	for range n + 1 {
-		body = append(body, BlockInstr(OpBlock, BlockEmpty))
+		body = append(body, blockInstr(opBlock, blockEmpty))
 	}
 	labels := make([]uint32, n)
 	for k := range labels {
 		labels[k] = uint32(k)
 	}
-	body = append(body, Indexed(OpLocalGet, 0), Instr{Op: OpBrTable, Vec: labels, A: n})
+	body = append(body, indexed(opLocalGet, 0), Instr{Op: opBrTable, Vec: labels, A: n})
 	for _, f := range funcs {
-		body = append(body, Simple(OpEnd))
-		ft, _ := m.FuncType(f)
+		body = append(body, simple(opEnd))
+		ft, _ := m.funcType(f)
 		for i, p := range ft.Params {
-			body = append(body, Indexed(OpLocalGet, uint32(1+i)))
-			if p == I32 {
-				body = append(body, Simple(OpI32WrapI64))
+			body = append(body, indexed(opLocalGet, uint32(1+i)))
+			if p == i32 {
+				body = append(body, simple(opI32WrapI64))
 			}
 		}
-		body = append(body, Indexed(OpCall, f))
+		body = append(body, indexed(opCall, f))
 		switch {
 		case len(ft.Results) == 0:
-			body = append(body, I64Const(0))
-		case ft.Results[0] == I32:
-			body = append(body, Simple(OpI64ExtendI32U))
+			body = append(body, i64Const(0))
+		case ft.Results[0] == i32:
+			body = append(body, simple(opI64ExtendI32U))
 		}
-		body = append(body, Simple(OpReturn))
+		body = append(body, simple(opReturn))
 	}
-	body = append(body, Simple(OpEnd), Simple(OpUnreachable), Simple(OpEnd))
+	body = append(body, simple(opEnd), simple(opUnreachable), simple(opEnd))
 
-	params := []ValType{I32}
+	params := []ValType{i32}
 	for range dispatchArgs {
-		params = append(params, I64)
+		params = append(params, i64)
 	}
-	d := m.addFunc(FuncType{Params: params, Results: []ValType{I64}}, nil, body)
-	if err := m.addExport(Export{Name: DispatchExport, Kind: ExternFunc, Index: d}); err != nil {
+	d := m.addFunc(FuncType{Params: params, Results: []ValType{i64}}, nil, body)
+	if err := m.addExport(Export{Name: DispatchExport, Kind: externFunc, Index: d}); err != nil {
 		return fmt.Errorf("wasm: dispatcher: %w", err)
 	}
 	return nil
 }
 
 // addDeep appends DispatchDeep's function (depth i32) -> i32: for a depth
-// above 0 (capped at DispatchDeepMax) it calls itself with depth-1 and
+// above 0 (capped at dispatchDeepMax) it calls itself with depth-1 and
 // returns that result; at 0 it returns 0.
 func (m *Module) addDeep() uint32 {
-	self := m.NumImportedFuncs() + uint32(len(m.Funcs))
-	return m.addFunc(FuncType{Params: []ValType{I32}, Results: []ValType{I32}}, nil, []Instr{
-		// if depth-1 < DispatchDeepMax (unsigned: depth in 1..DispatchDeepMax)
-		Indexed(OpLocalGet, 0), I32Const(1), Simple(OpI32Sub),
-		I32Const(DispatchDeepMax), Simple(OpI32LtU),
-		BlockInstr(OpIf, BlockEmpty),
-		Indexed(OpLocalGet, 0), I32Const(1), Simple(OpI32Sub),
-		Indexed(OpCall, self),
-		Simple(OpReturn),
-		Simple(OpEnd),
-		I32Const(0),
-		Simple(OpEnd),
+	self := m.numImportedFuncs() + uint32(len(m.Funcs))
+	return m.addFunc(FuncType{Params: []ValType{i32}, Results: []ValType{i32}}, nil, []Instr{
+		// if depth-1 < dispatchDeepMax (unsigned: depth in 1..DispatchDeepMax)
+		indexed(opLocalGet, 0), i32Const(1), simple(opI32Sub),
+		i32Const(dispatchDeepMax), simple(opI32LtU),
+		blockInstr(opIf, blockEmpty),
+		indexed(opLocalGet, 0), i32Const(1), simple(opI32Sub),
+		indexed(opCall, self),
+		simple(opReturn),
+		simple(opEnd),
+		i32Const(0),
+		simple(opEnd),
 	})
 }

@@ -16,20 +16,20 @@ func TestAddDispatcher(t *testing.T) {
 	require.NoError(t, AddDispatcher(m))
 	require.Len(t, m.Code, funcs+2, "the dispatcher and its deep helper")
 	e := m.Exports[len(m.Exports)-1]
-	require.Equal(t, Export{Name: DispatchExport, Kind: ExternFunc, Index: m.NumImportedFuncs() + uint32(funcs+1)}, e)
-	ft, _ := m.FuncType(e.Index)
-	require.Equal(t, FuncType{Params: []ValType{I32, I64, I64, I64, I64, I64}, Results: []ValType{I64}}, ft)
+	require.Equal(t, Export{Name: DispatchExport, Kind: externFunc, Index: m.numImportedFuncs() + uint32(funcs+1)}, e)
+	ft, _ := m.funcType(e.Index)
+	require.Equal(t, FuncType{Params: []ValType{i32, i64, i64, i64, i64, i64}, Results: []ValType{i64}}, ft)
 
 	// One case per op: a br_table over every op, and one call per case, to
 	// the export the op names (the deep helper last).
-	body := m.Body(e.Index).Body
+	body := m.body(e.Index).Body
 	var table []Instr
 	var calls []uint32
 	for _, in := range body {
 		switch in.Op {
-		case OpBrTable:
+		case opBrTable:
 			table = append(table, in)
-		case OpCall:
+		case opCall:
 			calls = append(calls, in.A)
 		}
 	}
@@ -115,7 +115,7 @@ func TestDispatcherRuns(t *testing.T) {
 	exc := call(DispatchGetException, ctx)
 	require.Equal(t, uint32(0xffffffff), uint32(exc>>32), "a SyntaxError object")
 
-	require.Zero(t, call(DispatchDeep, DispatchDeepMax))
+	require.Zero(t, call(DispatchDeep, dispatchDeepMax))
 	require.Zero(t, call(DispatchDeep, 1<<31), "the depth is capped")
 
 	s6 := []uint64{uint64(numDispatchOps), 0, 0, 0, 0, 0}

@@ -10,13 +10,13 @@ import (
 func (m *Module) addFunc(t FuncType, locals []LocalGroup, body []Instr) uint32 {
 	m.Funcs = append(m.Funcs, m.typeIndex(t))
 	m.Code = append(m.Code, Code{Locals: locals, Body: body})
-	return m.NumImportedFuncs() + uint32(len(m.Funcs)-1)
+	return m.numImportedFuncs() + uint32(len(m.Funcs)-1)
 }
 
 // addGlobal appends a defined global and returns its absolute index.
 func (m *Module) addGlobal(g Global) uint32 {
 	m.Globals = append(m.Globals, g)
-	return m.NumImportedGlobals() + uint32(len(m.Globals)-1)
+	return m.numImportedGlobals() + uint32(len(m.Globals)-1)
 }
 
 // addExport appends an export, failing if the name is taken.
@@ -33,8 +33,8 @@ func (m *Module) addExport(e Export) error {
 // numLocals returns the number of parameters and declared locals of the
 // defined function with absolute index idx.
 func (m *Module) numLocals(idx uint32) (uint64, error) {
-	t, ok := m.FuncType(idx)
-	c := m.Body(idx)
+	t, ok := m.funcType(idx)
+	c := m.body(idx)
 	if !ok || c == nil {
 		return 0, fmt.Errorf("function %d is not a defined function with a valid type", idx)
 	}
@@ -55,7 +55,7 @@ func (m *Module) addLocal(idx uint32, t ValType) (uint32, error) {
 	if n >= math.MaxUint32 {
 		return 0, fmt.Errorf("function %d has too many locals", idx)
 	}
-	c := m.Body(idx)
+	c := m.body(idx)
 	if k := len(c.Locals); k > 0 && c.Locals[k-1].Type == t && c.Locals[k-1].Count < math.MaxUint32 {
 		c.Locals[k-1].Count++
 	} else {
@@ -70,7 +70,7 @@ func (m *Module) addLocal(idx uint32, t ValType) (uint32, error) {
 // returns the new function's index. A custom "name" section, whose function
 // indices would be stale, is dropped.
 func (m *Module) insertFuncImport(module, name string, t FuncType) uint32 {
-	idx := m.NumImportedFuncs()
+	idx := m.numImportedFuncs()
 	shift := func(i *uint32) {
 		if *i >= idx {
 			*i++
@@ -78,7 +78,7 @@ func (m *Module) insertFuncImport(module, name string, t FuncType) uint32 {
 	}
 	shiftExpr := func(e []Instr) {
 		for k := range e {
-			if e[k].Op == OpCall || e[k].Op == OpRefFunc {
+			if e[k].Op == opCall || e[k].Op == opRefFunc {
 				shift(&e[k].A)
 			}
 		}
@@ -103,7 +103,7 @@ func (m *Module) insertFuncImport(module, name string, t FuncType) uint32 {
 		shiftExpr(m.Data[i].Offset)
 	}
 	for i := range m.Exports {
-		if m.Exports[i].Kind == ExternFunc {
+		if m.Exports[i].Kind == externFunc {
 			shift(&m.Exports[i].Index)
 		}
 	}
@@ -119,6 +119,6 @@ func (m *Module) insertFuncImport(module, name string, t FuncType) uint32 {
 		}
 	}
 	m.Customs = customs
-	m.Imports = append(m.Imports, Import{Module: module, Name: name, Kind: ExternFunc, TypeIndex: m.typeIndex(t)})
+	m.Imports = append(m.Imports, Import{Module: module, Name: name, Kind: externFunc, TypeIndex: m.typeIndex(t)})
 	return idx
 }

@@ -14,7 +14,7 @@ func (m *Module) Encode() ([]byte, error) {
 		return nil, fmt.Errorf("wasm: %d function declarations but %d bodies", len(m.Funcs), len(m.Code))
 	}
 	out := append([]byte(nil), magicVersion...)
-	out = m.appendCustoms(out, SectionCustom)
+	out = m.appendCustoms(out, sectionCustom)
 	for _, id := range sectionOrder {
 		if m.present(id) {
 			enc := m.appendSection(nil, id)
@@ -36,29 +36,29 @@ func (m *Module) present(id SectionID) bool {
 		return true
 	}
 	switch id {
-	case SectionType:
+	case sectionType:
 		return len(m.Types) > 0
-	case SectionImport:
+	case sectionImport:
 		return len(m.Imports) > 0
-	case SectionFunction:
+	case sectionFunction:
 		return len(m.Funcs) > 0
-	case SectionTable:
+	case sectionTable:
 		return len(m.Tables) > 0
-	case SectionMemory:
+	case sectionMemory:
 		return len(m.Memories) > 0
-	case SectionGlobal:
+	case sectionGlobal:
 		return len(m.Globals) > 0
-	case SectionExport:
+	case sectionExport:
 		return len(m.Exports) > 0
-	case SectionStart:
+	case sectionStart:
 		return m.Start != nil
-	case SectionElement:
+	case sectionElement:
 		return len(m.Elements) > 0
-	case SectionDataCount:
+	case sectionDataCount:
 		return m.DataCount != nil
-	case SectionCode:
+	case sectionCode:
 		return len(m.Code) > 0
-	case SectionData:
+	case sectionData:
 		return len(m.Data) > 0
 	}
 	return false
@@ -83,7 +83,7 @@ func (m *Module) appendCustoms(out []byte, after SectionID) []byte {
 func appendCustom(out []byte, c CustomSection) []byte {
 	p := appendName(nil, c.Name)
 	p = append(p, c.Payload...)
-	return appendSectionBytes(out, SectionCustom, p)
+	return appendSectionBytes(out, sectionCustom, p)
 }
 
 func appendSectionBytes(out []byte, id SectionID, payload []byte) []byte {
@@ -108,7 +108,7 @@ func appendValTypes(b []byte, v []ValType) []byte {
 func appendLimits(b []byte, l Limits) []byte {
 	b = append(b, l.Flags)
 	b = appendUleb(b, uint64(l.Min))
-	if l.HasMax() {
+	if l.hasMax() {
 		b = appendUleb(b, uint64(l.Max))
 	}
 	return b
@@ -130,72 +130,72 @@ func appendGlobalType(b []byte, g GlobalType) []byte {
 func (m *Module) appendSection(out []byte, id SectionID) []byte {
 	var p []byte
 	switch id {
-	case SectionType:
+	case sectionType:
 		p = appendUleb(p, uint64(len(m.Types)))
 		for _, t := range m.Types {
 			p = append(p, 0x60)
 			p = appendValTypes(p, t.Params)
 			p = appendValTypes(p, t.Results)
 		}
-	case SectionImport:
+	case sectionImport:
 		p = appendUleb(p, uint64(len(m.Imports)))
 		for _, im := range m.Imports {
 			p = appendName(p, im.Module)
 			p = appendName(p, im.Name)
 			p = append(p, byte(im.Kind))
 			switch im.Kind {
-			case ExternFunc:
+			case externFunc:
 				p = appendUleb(p, uint64(im.TypeIndex))
-			case ExternTable:
+			case externTable:
 				p = appendTable(p, im.Table)
-			case ExternMemory:
+			case externMemory:
 				p = appendLimits(p, im.Memory)
 			case ExternGlobal:
 				p = appendGlobalType(p, im.Global)
 			}
 		}
-	case SectionFunction:
+	case sectionFunction:
 		p = appendUleb(p, uint64(len(m.Funcs)))
 		for _, f := range m.Funcs {
 			p = appendUleb(p, uint64(f))
 		}
-	case SectionTable:
+	case sectionTable:
 		p = appendUleb(p, uint64(len(m.Tables)))
 		for _, t := range m.Tables {
 			p = appendTable(p, t)
 		}
-	case SectionMemory:
+	case sectionMemory:
 		p = appendUleb(p, uint64(len(m.Memories)))
 		for _, l := range m.Memories {
 			p = appendLimits(p, l)
 		}
-	case SectionGlobal:
+	case sectionGlobal:
 		p = appendUleb(p, uint64(len(m.Globals)))
 		for _, g := range m.Globals {
 			p = appendGlobalType(p, g.Type)
 			p = appendExpr(p, g.Init)
 		}
-	case SectionExport:
+	case sectionExport:
 		p = appendUleb(p, uint64(len(m.Exports)))
 		for _, e := range m.Exports {
 			p = appendName(p, e.Name)
 			p = append(p, byte(e.Kind))
 			p = appendUleb(p, uint64(e.Index))
 		}
-	case SectionStart:
+	case sectionStart:
 		if m.Start != nil {
 			p = appendUleb(p, uint64(*m.Start))
 		}
-	case SectionElement:
+	case sectionElement:
 		p = appendUleb(p, uint64(len(m.Elements)))
 		for _, e := range m.Elements {
 			p = appendElement(p, e)
 		}
-	case SectionDataCount:
+	case sectionDataCount:
 		if m.DataCount != nil {
 			p = appendUleb(p, uint64(*m.DataCount))
 		}
-	case SectionCode:
+	case sectionCode:
 		p = appendUleb(p, uint64(len(m.Code)))
 		for i := range m.Code {
 			c := &m.Code[i]
@@ -206,7 +206,7 @@ func (m *Module) appendSection(out []byte, id SectionID) []byte {
 				p = append(p, enc...)
 			}
 		}
-	case SectionData:
+	case sectionData:
 		p = appendUleb(p, uint64(len(m.Data)))
 		for _, d := range m.Data {
 			p = appendUleb(p, uint64(d.Flags))
@@ -228,7 +228,7 @@ func appendElement(p []byte, e Element) []byte {
 	if e.Flags&3 == 2 {
 		p = appendUleb(p, uint64(e.Table))
 	}
-	if e.Active() {
+	if e.active() {
 		p = appendExpr(p, e.Offset)
 	}
 	if e.Flags&3 != 0 {

@@ -8,10 +8,10 @@ import (
 
 // Names of what Fuel adds to a module.
 const (
-	// FuelImportModule and FuelImportName name the imported host function
+	// fuelImportModule and fuelImportName name the imported host function
 	// fuel_yield (i64) -> i64.
-	FuelImportModule = "coderun"
-	FuelImportName   = "fuel_yield"
+	fuelImportModule = "coderun"
+	fuelImportName   = "fuel_yield"
 	// FuelGlobalExport is the export name of the mutable i64 fuel global.
 	FuelGlobalExport = "coderun_fuel"
 )
@@ -19,38 +19,38 @@ const (
 // Function indices in the pinned QuickJS-NG module (QuickJS()), before any
 // pass shifts them.
 const (
-	// QuickJSCallInternal is JS_CallInternal, the bytecode interpreter. Its
+	// quickJSCallInternal is JS_CallInternal, the bytecode interpreter. Its
 	// dispatch loop runs once per JS opcode, so Fuel leaves its loops
 	// uninstrumented by default and charges JS through the interrupt
 	// handler instead.
-	QuickJSCallInternal uint32 = 266
-	// QuickJSInterruptHandler is quickjs-libc's interrupt_handler
+	quickJSCallInternal uint32 = 266
+	// quickJSInterruptHandler is quickjs-libc's interrupt_handler
 	// (i32 rt, i32 opaque) -> i32, table element QuickJSInterruptTableIndex.
-	QuickJSInterruptHandler uint32 = 1126
+	quickJSInterruptHandler uint32 = 1126
 	// QuickJSInterruptTableIndex is the table index of the interrupt
 	// handler: the value the runtime stores in JSRuntime.interrupt_handler.
 	// Table indices do not change under any pass.
 	QuickJSInterruptTableIndex uint32 = 484
 )
 
-// NoInterruptHandler, as FuelConfig.InterruptHandler, leaves every function
+// noInterruptHandler, as FuelConfig.InterruptHandler, leaves every function
 // body other than loop headers and bulk memory operations alone.
-const NoInterruptHandler = ^uint32(0)
+const noInterruptHandler = ^uint32(0)
 
-// DefaultInterruptCost is the fuel charged per interrupt-handler call:
+// defaultInterruptCost is the fuel charged per interrupt-handler call:
 // QuickJS calls its interrupt handler once per 10,000 interpreter ops
 // (JS_INTERRUPT_COUNTER_INIT; the counter drops by one per backward jump
 // or call, and by more for some heavy opcodes).
-const DefaultInterruptCost = 10000
+const defaultInterruptCost = 10000
 
-// BulkMemoryShift sets the length charge of memory.copy and memory.fill:
-// each one costs len >> BulkMemoryShift units (one unit per 4 KiB).
-const BulkMemoryShift = 12
+// bulkMemoryShift sets the length charge of memory.copy and memory.fill:
+// each one costs len >> bulkMemoryShift units (one unit per 4 KiB).
+const bulkMemoryShift = 12
 
-// BulkMemoryChunk is the largest memory.copy or memory.fill that runs as one
+// bulkMemoryChunk is the largest memory.copy or memory.fill that runs as one
 // instruction after Fuel; longer ones are split into chunks of this size
 // with a charge (a possible yield) before each.
-const BulkMemoryChunk = 1 << 20
+const bulkMemoryChunk = 1 << 20
 
 // FuelConfig configures Fuel. The zero value selects the defaults for the
 // pinned QuickJS-NG module.
@@ -66,15 +66,15 @@ type FuelConfig struct {
 	// back edges, so preemption is unaffected.
 	BackEdges bool
 	// InterruptCost is charged per call of the interrupt handler. Zero
-	// means DefaultInterruptCost.
+	// means defaultInterruptCost.
 	InterruptCost int64
 	// SkipLoops lists the functions, by original absolute index, whose
-	// loops are not instrumented. Nil means {QuickJSCallInternal}; an empty
+	// loops are not instrumented. Nil means {quickJSCallInternal}; an empty
 	// non-nil slice instruments every loop.
 	SkipLoops []uint32
 	// InterruptHandler is the original absolute index of the function
 	// whose body is replaced by a fuel charge that returns 0. Zero means
-	// QuickJSInterruptHandler; NoInterruptHandler disables the replacement.
+	// quickJSInterruptHandler; noInterruptHandler disables the replacement.
 	InterruptHandler uint32
 }
 
@@ -83,23 +83,23 @@ func (c FuelConfig) withDefaults() (FuelConfig, error) {
 		c.LoopCost = 1
 	}
 	if c.InterruptCost == 0 {
-		c.InterruptCost = DefaultInterruptCost
+		c.InterruptCost = defaultInterruptCost
 	}
 	if c.LoopCost < 0 || c.InterruptCost < 0 {
 		return c, errors.New("fuel costs must not be negative")
 	}
 	if c.SkipLoops == nil {
-		c.SkipLoops = []uint32{QuickJSCallInternal}
+		c.SkipLoops = []uint32{quickJSCallInternal}
 	}
 	if c.InterruptHandler == 0 {
-		c.InterruptHandler = QuickJSInterruptHandler
+		c.InterruptHandler = quickJSInterruptHandler
 	}
 	return c, nil
 }
 
 // Fuel adds deterministic fuel metering and preemption points.
 //
-// It imports FuelImportModule.FuelImportName, fuel_yield (i64) -> i64,
+// It imports fuelImportModule.fuelImportName, fuel_yield (i64) -> i64,
 // after the existing imports (so every defined function's index grows by
 // one; table indices do not change), and adds a mutable i64 global, initial
 // value 0, exported as FuelGlobalExport. Code charges fuel by subtracting a
@@ -119,12 +119,12 @@ func (c FuelConfig) withDefaults() (FuelConfig, error) {
 //     interpreter when JSRuntime.interrupt_handler is set (the runtime sets
 //     it to QuickJSInterruptTableIndex), so JavaScript is charged and
 //     preempted there while C loops are charged at their headers;
-//   - before every memory.copy and memory.fill, len >> BulkMemoryShift
+//   - before every memory.copy and memory.fill, len >> bulkMemoryShift
 //     (one unit per 4 KiB), so big copies pay for their length. An
-//     operation longer than BulkMemoryChunk calls an appended helper that
+//     operation longer than bulkMemoryChunk calls an appended helper that
 //     checks the whole range first (an out-of-bounds operation still traps
 //     before writing anything), then copies or fills in chunks of
-//     BulkMemoryChunk bytes, charging each, so it stays preemptible. (wazero
+//     bulkMemoryChunk bytes, charging each, so it stays preemptible. (wazero
 //     runs a memory.copy as one Go memmove: on an mmap-backed memory, a
 //     53 MB copy into freshly grown pages took 170 ms of page faults with
 //     no check, in a 3e6-number sort.) Copies split this way move their
@@ -164,21 +164,21 @@ func fuel(m *Module, cfg FuelConfig) error {
 	if err != nil {
 		return err
 	}
-	imported := m.NumImportedFuncs()
+	imported := m.numImportedFuncs()
 	handler := -1 // the handler's position in m.Code
-	if cfg.InterruptHandler != NoInterruptHandler {
-		t, ok := m.FuncType(cfg.InterruptHandler)
-		if !ok || m.Body(cfg.InterruptHandler) == nil {
+	if cfg.InterruptHandler != noInterruptHandler {
+		t, ok := m.funcType(cfg.InterruptHandler)
+		if !ok || m.body(cfg.InterruptHandler) == nil {
 			return fmt.Errorf("interrupt handler %d is not a defined function", cfg.InterruptHandler)
 		}
-		want := FuncType{Params: []ValType{I32, I32}, Results: []ValType{I32}}
+		want := FuncType{Params: []ValType{i32, i32}, Results: []ValType{i32}}
 		if !t.Equal(want) {
 			return fmt.Errorf("interrupt handler %d has type %v, want (i32, i32) -> i32", cfg.InterruptHandler, t)
 		}
 		handler = int(cfg.InterruptHandler - imported)
 	}
 	for _, f := range cfg.SkipLoops {
-		if m.Body(f) == nil {
+		if m.body(f) == nil {
 			return fmt.Errorf("skipped function %d is not a defined function", f)
 		}
 	}
@@ -188,19 +188,19 @@ func fuel(m *Module, cfg FuelConfig) error {
 		}
 	}
 
-	yield := m.insertFuncImport(FuelImportModule, FuelImportName, FuncType{Params: []ValType{I64}, Results: []ValType{I64}})
-	g := m.addGlobal(Global{Type: GlobalType{ValType: I64, Mutable: true}, Init: []Instr{I64Const(0), Simple(OpEnd)}})
+	yield := m.insertFuncImport(fuelImportModule, fuelImportName, FuncType{Params: []ValType{i64}, Results: []ValType{i64}})
+	g := m.addGlobal(Global{Type: GlobalType{ValType: i64, Mutable: true}, Init: []Instr{i64Const(0), simple(opEnd)}})
 	if err := m.addExport(Export{Name: FuelGlobalExport, Kind: ExternGlobal, Index: g}); err != nil {
 		return err
 	}
 	ch := charger{fuel: g, yield: yield}
 	n := len(m.Code) // the functions to instrument; helpers follow
 	var bulk bulkHelpers
-	if countOpsIn(m, OpMemoryCopy) > 0 {
-		bulk.copy = m.addFunc(FuncType{Params: []ValType{I32, I32, I32}}, []LocalGroup{{1, I64}, {1, I32}}, bulkCopyBody(ch))
+	if countOpsIn(m, opMemoryCopy) > 0 {
+		bulk.copy = m.addFunc(FuncType{Params: []ValType{i32, i32, i32}}, []LocalGroup{{1, i64}, {1, i32}}, bulkCopyBody(ch))
 	}
-	if countOpsIn(m, OpMemoryFill) > 0 {
-		bulk.fill = m.addFunc(FuncType{Params: []ValType{I32, I32, I32}}, []LocalGroup{{1, I64}, {1, I32}}, bulkFillBody(ch))
+	if countOpsIn(m, opMemoryFill) > 0 {
+		bulk.fill = m.addFunc(FuncType{Params: []ValType{i32, i32, i32}}, []LocalGroup{{1, i64}, {1, i32}}, bulkFillBody(ch))
 	}
 
 	// Defined function i now has absolute index imported+1+i.
@@ -220,8 +220,8 @@ func fuel(m *Module, cfg FuelConfig) error {
 	}
 	if handler >= 0 {
 		m.Code[handler] = Code{
-			Locals: []LocalGroup{{Count: 1, Type: I64}},
-			Body:   append(ch.charge(nil, 2, I64Const(cfg.InterruptCost)), I32Const(0), Simple(OpEnd)),
+			Locals: []LocalGroup{{Count: 1, Type: i64}},
+			Body:   append(ch.charge(nil, 2, i64Const(cfg.InterruptCost)), i32Const(0), simple(opEnd)),
 		}
 	}
 	return nil
@@ -236,20 +236,20 @@ type charger struct {
 // charge appends a charge of cost (instructions pushing an i64) using the
 // i64 local tmp.
 func (c charger) charge(dst []Instr, tmp uint32, cost ...Instr) []Instr {
-	dst = append(dst, Indexed(OpGlobalGet, c.fuel))
+	dst = append(dst, indexed(opGlobalGet, c.fuel))
 	dst = append(dst, cost...)
 	return append(dst,
-		Simple(OpI64Sub),
-		Indexed(OpLocalTee, tmp),
-		Indexed(OpGlobalSet, c.fuel),
-		Indexed(OpLocalGet, tmp),
-		I64Const(0),
-		Simple(OpI64LtS),
-		BlockInstr(OpIf, BlockEmpty),
-		Indexed(OpLocalGet, tmp),
-		Indexed(OpCall, c.yield),
-		Indexed(OpGlobalSet, c.fuel),
-		Simple(OpEnd),
+		simple(opI64Sub),
+		indexed(opLocalTee, tmp),
+		indexed(opGlobalSet, c.fuel),
+		indexed(opLocalGet, tmp),
+		i64Const(0),
+		simple(opI64LtS),
+		blockInstr(opIf, blockEmpty),
+		indexed(opLocalGet, tmp),
+		indexed(opCall, c.yield),
+		indexed(opGlobalSet, c.fuel),
+		simple(opEnd),
 	)
 }
 
@@ -257,7 +257,7 @@ func (c charger) charge(dst []Instr, tmp uint32, cost ...Instr) []Instr {
 // set) or a bulk memory operation.
 func needsFuel(body []Instr, loops bool) bool {
 	for _, in := range body {
-		if (loops && in.Op == OpLoop) || in.Op == OpMemoryCopy || in.Op == OpMemoryFill {
+		if (loops && in.Op == opLoop) || in.Op == opMemoryCopy || in.Op == opMemoryFill {
 			return true
 		}
 	}
@@ -283,81 +283,81 @@ func countOpsIn(m *Module, op Opcode) int {
 // instrument inserts the charges into the defined function with absolute
 // index idx.
 func instrument(m *Module, idx uint32, loops bool, cfg FuelConfig, ch charger, bulk bulkHelpers) error {
-	tmp, err := m.addLocal(idx, I64)
+	tmp, err := m.addLocal(idx, i64)
 	if err != nil {
 		return err
 	}
 	// The three i32 operands of a bulk memory operation are saved in
 	// locals while its length is charged.
 	var ops [3]uint32
-	c := m.Body(idx)
-	if slices.ContainsFunc(c.Body, func(in Instr) bool { return in.Op == OpMemoryCopy || in.Op == OpMemoryFill }) {
+	c := m.body(idx)
+	if slices.ContainsFunc(c.Body, func(in Instr) bool { return in.Op == opMemoryCopy || in.Op == opMemoryFill }) {
 		for k := range ops {
-			if ops[k], err = m.addLocal(idx, I32); err != nil {
+			if ops[k], err = m.addLocal(idx, i32); err != nil {
 				return err
 			}
 		}
 	}
 	d, s, n := ops[0], ops[1], ops[2]
-	cost := I64Const(cfg.LoopCost)
-	// The enclosing blocks, innermost last: OpLoop for a loop without
-	// parameters, OpBlock for anything else (a branch to a loop with
+	cost := i64Const(cfg.LoopCost)
+	// The enclosing blocks, innermost last: opLoop for a loop without
+	// parameters, opBlock for anything else (a branch to a loop with
 	// parameters carries values, which the br_if rewrite cannot pass).
 	var labels []Opcode
 	toLoop := func(label uint32) bool {
-		return uint64(label) < uint64(len(labels)) && labels[len(labels)-1-int(label)] == OpLoop
+		return uint64(label) < uint64(len(labels)) && labels[len(labels)-1-int(label)] == opLoop
 	}
 	out := make([]Instr, 0, len(c.Body)+len(c.Body)/8)
 	for _, in := range c.Body {
 		switch in.Op {
-		case OpLoop:
-			op := OpLoop
-			if bt := in.Block(); bt >= 0 {
+		case opLoop:
+			op := opLoop
+			if bt := in.block(); bt >= 0 {
 				if t, ok := m.typeAt(uint32(bt)); !ok || len(t.Params) > 0 {
 					if cfg.BackEdges {
 						return fmt.Errorf("function %d: loops with parameters are not supported with back-edge charges", idx)
 					}
-					op = OpBlock
+					op = opBlock
 				}
 			}
 			labels = append(labels, op)
-		case OpBlock, OpIf:
+		case opBlock, opIf:
 			labels = append(labels, in.Op)
-		case OpEnd:
+		case opEnd:
 			if len(labels) > 0 {
 				labels = labels[:len(labels)-1]
 			}
 		}
 		backEdges := loops && cfg.BackEdges
 		switch {
-		case in.Op == OpLoop && loops && !cfg.BackEdges:
+		case in.Op == opLoop && loops && !cfg.BackEdges:
 			out = append(out, in)
 			out = ch.charge(out, tmp, cost)
-		case backEdges && in.Op == OpBr && toLoop(in.A):
+		case backEdges && in.Op == opBr && toLoop(in.A):
 			out = ch.charge(out, tmp, cost)
 			out = append(out, in)
-		case backEdges && in.Op == OpBrIf && toLoop(in.A):
+		case backEdges && in.Op == opBrIf && toLoop(in.A):
 			// if (cond) { charge; br L } — one label deeper.
-			out = append(out, BlockInstr(OpIf, BlockEmpty))
+			out = append(out, blockInstr(opIf, blockEmpty))
 			out = ch.charge(out, tmp, cost)
-			out = append(out, Indexed(OpBr, in.A+1), Simple(OpEnd))
-		case backEdges && in.Op == OpBrTable && (toLoop(in.A) || slices.ContainsFunc(in.Vec, toLoop)):
+			out = append(out, indexed(opBr, in.A+1), simple(opEnd))
+		case backEdges && in.Op == opBrTable && (toLoop(in.A) || slices.ContainsFunc(in.Vec, toLoop)):
 			out = ch.charge(out, tmp, cost)
 			out = append(out, in)
-		case in.Op == OpMemoryCopy || in.Op == OpMemoryFill:
+		case in.Op == opMemoryCopy || in.Op == opMemoryFill:
 			helper := bulk.copy
-			if in.Op == OpMemoryFill {
+			if in.Op == opMemoryFill {
 				helper = bulk.fill
 			}
 			// dst, src (or value), len are on the stack.
 			out = append(out,
-				Indexed(OpLocalSet, n), Indexed(OpLocalSet, s), Indexed(OpLocalSet, d),
-				Indexed(OpLocalGet, n), I32Const(BulkMemoryChunk), Simple(OpI32GtU),
-				BlockInstr(OpIf, BlockEmpty),
-				Indexed(OpLocalGet, d), Indexed(OpLocalGet, s), Indexed(OpLocalGet, n), Indexed(OpCall, helper),
-				Simple(OpElse))
+				indexed(opLocalSet, n), indexed(opLocalSet, s), indexed(opLocalSet, d),
+				indexed(opLocalGet, n), i32Const(bulkMemoryChunk), simple(opI32GtU),
+				blockInstr(opIf, blockEmpty),
+				indexed(opLocalGet, d), indexed(opLocalGet, s), indexed(opLocalGet, n), indexed(opCall, helper),
+				simple(opElse))
 			out = ch.charge(out, tmp, lengthCost(n)...)
-			out = append(out, Indexed(OpLocalGet, d), Indexed(OpLocalGet, s), Indexed(OpLocalGet, n), in, Simple(OpEnd))
+			out = append(out, indexed(opLocalGet, d), indexed(opLocalGet, s), indexed(opLocalGet, n), in, simple(opEnd))
 		default:
 			out = append(out, in)
 		}
@@ -368,7 +368,7 @@ func instrument(m *Module, idx uint32, loops bool, cfg FuelConfig, ch charger, b
 
 // lengthCost pushes the charge for a bulk operation of length local n.
 func lengthCost(n uint32) []Instr {
-	return []Instr{Indexed(OpLocalGet, n), Simple(OpI64ExtendI32U), I64Const(BulkMemoryShift), Simple(OpI64ShrU)}
+	return []Instr{indexed(opLocalGet, n), simple(opI64ExtendI32U), i64Const(bulkMemoryShift), simple(opI64ShrU)}
 }
 
 // Locals of the bulk helpers: parameters d, s (or the fill value) and n,
@@ -380,35 +380,35 @@ const (
 // boundsCheck traps unless [local p, local p + local n) lies in memory.
 func boundsCheck(dst []Instr, p uint32) []Instr {
 	return append(dst,
-		Indexed(OpLocalGet, p), Simple(OpI64ExtendI32U),
-		Indexed(OpLocalGet, bulkN), Simple(OpI64ExtendI32U), Simple(OpI64Add),
-		Simple(OpMemorySize), Simple(OpI64ExtendI32U), I64Const(16), Simple(OpI64Shl),
-		Simple(OpI64GtU),
-		BlockInstr(OpIf, BlockEmpty), Simple(OpUnreachable), Simple(OpEnd))
+		indexed(opLocalGet, p), simple(opI64ExtendI32U),
+		indexed(opLocalGet, bulkN), simple(opI64ExtendI32U), simple(opI64Add),
+		simple(opMemorySize), simple(opI64ExtendI32U), i64Const(16), simple(opI64Shl),
+		simple(opI64GtU),
+		blockInstr(opIf, blockEmpty), simple(opUnreachable), simple(opEnd))
 }
 
-// chunkStart begins the chunk loop: c = min(n, BulkMemoryChunk), charged.
+// chunkStart begins the chunk loop: c = min(n, bulkMemoryChunk), charged.
 func chunkStart(dst []Instr, ch charger) []Instr {
 	dst = append(dst,
-		BlockInstr(OpLoop, BlockEmpty),
-		Indexed(OpLocalGet, bulkN), I32Const(BulkMemoryChunk),
-		Indexed(OpLocalGet, bulkN), I32Const(BulkMemoryChunk), Simple(OpI32LtU),
-		Simple(OpSelect), Indexed(OpLocalSet, bulkC))
+		blockInstr(opLoop, blockEmpty),
+		indexed(opLocalGet, bulkN), i32Const(bulkMemoryChunk),
+		indexed(opLocalGet, bulkN), i32Const(bulkMemoryChunk), simple(opI32LtU),
+		simple(opSelect), indexed(opLocalSet, bulkC))
 	return ch.charge(dst, bulkTmp, lengthCost(bulkC)...)
 }
 
 // chunkEnd ends the chunk loop: n -= c, repeat while n != 0.
 func chunkEnd(dst []Instr) []Instr {
 	return append(dst,
-		Indexed(OpLocalGet, bulkN), Indexed(OpLocalGet, bulkC), Simple(OpI32Sub), Indexed(OpLocalTee, bulkN),
-		Indexed(OpBrIf, 0),
-		Simple(OpEnd), // loop
-		Simple(OpEnd)) // function
+		indexed(opLocalGet, bulkN), indexed(opLocalGet, bulkC), simple(opI32Sub), indexed(opLocalTee, bulkN),
+		indexed(opBrIf, 0),
+		simple(opEnd), // loop
+		simple(opEnd)) // function
 }
 
 // advance adds local c to local p.
 func advance(dst []Instr, p uint32) []Instr {
-	return append(dst, Indexed(OpLocalGet, p), Indexed(OpLocalGet, bulkC), Simple(OpI32Add), Indexed(OpLocalSet, p))
+	return append(dst, indexed(opLocalGet, p), indexed(opLocalGet, bulkC), simple(opI32Add), indexed(opLocalSet, p))
 }
 
 // bulkCopyBody is the body of the chunked memory.copy helper
@@ -419,17 +419,17 @@ func bulkCopyBody(ch charger) []Instr {
 	b = boundsCheck(b, bulkS)
 	b = chunkStart(b, ch)
 	b = append(b,
-		Indexed(OpLocalGet, bulkD), Indexed(OpLocalGet, bulkS), Simple(OpI32GtU),
-		BlockInstr(OpIf, BlockEmpty),
+		indexed(opLocalGet, bulkD), indexed(opLocalGet, bulkS), simple(opI32GtU),
+		blockInstr(opIf, blockEmpty),
 		// Backward: the last c bytes of what remains.
-		Indexed(OpLocalGet, bulkD), Indexed(OpLocalGet, bulkN), Simple(OpI32Add), Indexed(OpLocalGet, bulkC), Simple(OpI32Sub),
-		Indexed(OpLocalGet, bulkS), Indexed(OpLocalGet, bulkN), Simple(OpI32Add), Indexed(OpLocalGet, bulkC), Simple(OpI32Sub),
-		Indexed(OpLocalGet, bulkC), Simple(OpMemoryCopy),
-		Simple(OpElse),
-		Indexed(OpLocalGet, bulkD), Indexed(OpLocalGet, bulkS), Indexed(OpLocalGet, bulkC), Simple(OpMemoryCopy))
+		indexed(opLocalGet, bulkD), indexed(opLocalGet, bulkN), simple(opI32Add), indexed(opLocalGet, bulkC), simple(opI32Sub),
+		indexed(opLocalGet, bulkS), indexed(opLocalGet, bulkN), simple(opI32Add), indexed(opLocalGet, bulkC), simple(opI32Sub),
+		indexed(opLocalGet, bulkC), simple(opMemoryCopy),
+		simple(opElse),
+		indexed(opLocalGet, bulkD), indexed(opLocalGet, bulkS), indexed(opLocalGet, bulkC), simple(opMemoryCopy))
 	b = advance(b, bulkD)
 	b = advance(b, bulkS)
-	b = append(b, Simple(OpEnd))
+	b = append(b, simple(opEnd))
 	return chunkEnd(b)
 }
 
@@ -438,7 +438,7 @@ func bulkCopyBody(ch charger) []Instr {
 func bulkFillBody(ch charger) []Instr {
 	b := boundsCheck(nil, bulkD)
 	b = chunkStart(b, ch)
-	b = append(b, Indexed(OpLocalGet, bulkD), Indexed(OpLocalGet, bulkS), Indexed(OpLocalGet, bulkC), Simple(OpMemoryFill))
+	b = append(b, indexed(opLocalGet, bulkD), indexed(opLocalGet, bulkS), indexed(opLocalGet, bulkC), simple(opMemoryFill))
 	b = advance(b, bulkD)
 	return chunkEnd(b)
 }

@@ -63,19 +63,19 @@ func (l *gapLog) record(kind string, arg uint32, f func()) {
 func diagnosticModule(t testing.TB) []byte {
 	m := decodeQuickJS(t)
 	require.NoError(t, Fuel(m, FuelConfig{}))
-	i3 := FuncType{Params: []ValType{I32, I32, I32}}
+	i3 := FuncType{Params: []ValType{i32, i32, i32}}
 	cp := m.insertFuncImport("diag", "copy", i3)
 	fill := m.insertFuncImport("diag", "fill", i3)
-	grow := m.insertFuncImport("diag", "grow", FuncType{Params: []ValType{I32}, Results: []ValType{I32}})
+	grow := m.insertFuncImport("diag", "grow", FuncType{Params: []ValType{i32}, Results: []ValType{i32}})
 	for i := range m.Code {
 		for k, in := range m.Code[i].Body {
 			switch in.Op {
-			case OpMemoryCopy:
-				m.Code[i].Body[k] = Indexed(OpCall, cp)
-			case OpMemoryFill:
-				m.Code[i].Body[k] = Indexed(OpCall, fill)
-			case OpMemoryGrow:
-				m.Code[i].Body[k] = Indexed(OpCall, grow)
+			case opMemoryCopy:
+				m.Code[i].Body[k] = indexed(opCall, cp)
+			case opMemoryFill:
+				m.Code[i].Body[k] = indexed(opCall, fill)
+			case opMemoryGrow:
+				m.Code[i].Body[k] = indexed(opCall, grow)
 			}
 		}
 	}

@@ -3,11 +3,11 @@ package wasm
 import "fmt"
 
 // Harden rewrites a QuickJS-NG module for running untrusted code: it
-// decodes src, applies DropStdModules, RefuseImports, ExportStackPointer,
-// ExportStdLoop, AddDispatcher, GrowTrap, PinInterruptHandler,
-// GuardAsyncGeneratorResume and GuardProxyOwnKeysSize (two engine memory
-// bugs, docs/engine-bugs.md), DivideAfterPrivateName (a parser bug),
-// DirectCalls, Fuel (with cfg) and StackWatch (last: it shifts the function
+// decodes src, applies dropStdModules, refuseImports, ExportStackPointer,
+// ExportStdLoop, AddDispatcher, growTrap, pinInterruptHandler,
+// guardAsyncGeneratorResume and guardProxyOwnKeysSize (two engine memory
+// bugs, docs/engine-bugs.md), divideAfterPrivateName (a parser bug),
+// directCalls, Fuel (with cfg) and stackWatch (last: it shifts the function
 // indices the others use), and encodes the result. The runtime calls it once
 // per process on QuickJS() and compiles what it returns.
 func Harden(src []byte, cfg FuelConfig) ([]byte, error) {
@@ -16,19 +16,19 @@ func Harden(src []byte, cfg FuelConfig) ([]byte, error) {
 		return nil, fmt.Errorf("wasm: harden: %w", err)
 	}
 	for _, pass := range []func(*Module) error{
-		DropStdModules,
-		RefuseImports,
+		dropStdModules,
+		refuseImports,
 		ExportStackPointer,
 		ExportStdLoop,
 		AddDispatcher,
-		GrowTrap,
-		PinInterruptHandler,
-		GuardAsyncGeneratorResume,
-		GuardProxyOwnKeysSize,
-		DivideAfterPrivateName,
-		DirectCalls,
+		growTrap,
+		pinInterruptHandler,
+		guardAsyncGeneratorResume,
+		guardProxyOwnKeysSize,
+		divideAfterPrivateName,
+		directCalls,
 		func(m *Module) error { return Fuel(m, cfg) },
-		StackWatch,
+		stackWatch,
 	} {
 		if err := pass(m); err != nil {
 			return nil, fmt.Errorf("wasm: harden: %w", err)

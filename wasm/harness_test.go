@@ -67,7 +67,7 @@ func (f *meter) total(global int64) int64 { return f.used + f.given - global }
 
 type meterKey struct{}
 
-// stackHookKey keys StackWatch's hook, a func(sp uint32) uint32, in the
+// stackHookKey keys stackWatch's hook, a func(sp uint32) uint32, in the
 // call context.
 type stackHookKey struct{}
 
@@ -85,20 +85,20 @@ func newTestRuntime(t testing.TB, cfg wazero.RuntimeConfig) wazero.Runtime {
 		Export("jsFunctionProxy").
 		Instantiate(ctx)
 	require.NoError(t, err)
-	_, err = rt.NewHostModuleBuilder(FuelImportModule).
+	_, err = rt.NewHostModuleBuilder(fuelImportModule).
 		NewFunctionBuilder().
 		WithFunc(func(ctx context.Context, left int64) int64 {
 			return ctx.Value(meterKey{}).(*meter).yield(left)
 		}).
-		Export(FuelImportName).
+		Export(fuelImportName).
 		NewFunctionBuilder().
 		WithFunc(func(ctx context.Context, sp uint32) uint32 {
 			if hook, ok := ctx.Value(stackHookKey{}).(func(uint32) uint32); ok {
 				return hook(sp)
 			}
-			return 0 // StackWatch's mark 0 is never crossed again
+			return 0 // stackWatch's mark 0 is never crossed again
 		}).
-		Export(StackWatchImportName).
+		Export(stackWatchImportName).
 		Instantiate(ctx)
 	require.NoError(t, err)
 	return rt

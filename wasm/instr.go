@@ -5,21 +5,21 @@ import (
 	"fmt"
 )
 
-// BlockType is the type of a block, loop or if: BlockEmpty, a value type
+// blockType is the type of a block, loop or if: blockEmpty, a value type
 // (as its negative single-byte encoding, e.g. -1 for i32) or, when
 // non-negative, a type index.
-type BlockType int64
+type blockType int64
 
-// BlockEmpty is the block type of a block with no parameters and results.
-const BlockEmpty BlockType = -64
+// blockEmpty is the block type of a block with no parameters and results.
+const blockEmpty blockType = -64
 
-// ValueBlock returns the block type of a block with one result of type t.
-func ValueBlock(t ValType) BlockType { return BlockType(int64(t) - 0x80) }
+// valueBlock returns the block type of a block with one result of type t.
+func valueBlock(t ValType) blockType { return blockType(int64(t) - 0x80) }
 
 // Instr is one instruction with its immediates. Which fields are used
 // depends on Op:
 //
-//   - block, loop, if: C holds the BlockType.
+//   - block, loop, if: C holds the blockType.
 //   - br, br_if, call, local.*, global.*, table.get/set, ref.func,
 //     data.drop, elem.drop, table.grow/size/fill, memory.init: A is the
 //     index (label, function, local, global, table, data or element).
@@ -42,31 +42,31 @@ type Instr struct {
 	Vec []uint32
 }
 
-// I32 returns the value of an i32.const.
-func (in Instr) I32() int32 { return int32(in.C) }
+// i32 returns the value of an i32.const.
+func (in Instr) i32() int32 { return int32(in.C) }
 
-// I64 returns the value of an i64.const.
-func (in Instr) I64() int64 { return int64(in.C) }
+// i64 returns the value of an i64.const.
+func (in Instr) i64() int64 { return int64(in.C) }
 
-// Block returns the block type of a block, loop or if.
-func (in Instr) Block() BlockType { return BlockType(in.C) }
+// block returns the block type of a block, loop or if.
+func (in Instr) block() blockType { return blockType(in.C) }
 
-// I32Const returns an i32.const instruction.
-func I32Const(v int32) Instr { return Instr{Op: OpI32Const, C: uint64(int64(v))} }
+// i32Const returns an i32.const instruction.
+func i32Const(v int32) Instr { return Instr{Op: opI32Const, C: uint64(int64(v))} }
 
-// I64Const returns an i64.const instruction.
-func I64Const(v int64) Instr { return Instr{Op: OpI64Const, C: uint64(v)} }
+// i64Const returns an i64.const instruction.
+func i64Const(v int64) Instr { return Instr{Op: opI64Const, C: uint64(v)} }
 
-// Indexed returns an instruction whose only immediate is an index, such as
+// indexed returns an instruction whose only immediate is an index, such as
 // call, local.get or global.set.
-func Indexed(op Opcode, idx uint32) Instr { return Instr{Op: op, A: idx} }
+func indexed(op Opcode, idx uint32) Instr { return Instr{Op: op, A: idx} }
 
-// Simple returns an instruction without immediates that are not reserved
+// simple returns an instruction without immediates that are not reserved
 // zero bytes, such as i64.sub, end, memory.grow or memory.copy.
-func Simple(op Opcode) Instr { return Instr{Op: op} }
+func simple(op Opcode) Instr { return Instr{Op: op} }
 
-// BlockInstr returns a block, loop or if instruction with type bt.
-func BlockInstr(op Opcode, bt BlockType) Instr { return Instr{Op: op, C: uint64(bt)} }
+// blockInstr returns a block, loop or if instruction with type bt.
+func blockInstr(op Opcode, bt blockType) Instr { return Instr{Op: op, C: uint64(bt)} }
 
 // decodeInstr decodes one instruction at the start of b. base is the module
 // offset of b, for error messages.
@@ -121,7 +121,7 @@ func decodeInstr(b []byte, base int) (Instr, int, error) {
 		if e != nil {
 			return fail("block type", e)
 		}
-		if v < 0 && v != int64(BlockEmpty) && !isValType(byte(v&0x7f)) {
+		if v < 0 && v != int64(blockEmpty) && !isValType(byte(v&0x7f)) {
 			return fail("block type", fmt.Errorf("invalid block type %d", v))
 		}
 		in.C = uint64(v)
@@ -204,7 +204,7 @@ func decodeInstr(b []byte, base int) (Instr, int, error) {
 			err = errEOF
 			break
 		}
-		if t := ValType(b[n]); t != FuncRef && t != ExternRef {
+		if t := ValType(b[n]); t != funcRef && t != externRef {
 			err = fmt.Errorf("invalid reference type %#x", b[n])
 			break
 		}
@@ -228,7 +228,7 @@ func decodeInstr(b []byte, base int) (Instr, int, error) {
 // isValType reports whether t encodes a value type.
 func isValType(t byte) bool {
 	switch ValType(t) {
-	case I32, I64, F32, F64, V128, FuncRef, ExternRef:
+	case i32, i64, f32, f64, v128, funcRef, externRef:
 		return true
 	}
 	return false
@@ -299,9 +299,9 @@ func decodeExpr(b []byte, base, capHint int) ([]Instr, int, error) {
 		n += k
 		out = append(out, in)
 		switch in.Op {
-		case OpBlock, OpLoop, OpIf:
+		case opBlock, opLoop, opIf:
 			depth++
-		case OpEnd:
+		case opEnd:
 			if depth == 0 {
 				return out, n, nil
 			}

@@ -13,20 +13,20 @@ import (
 // bottom, "br" with a br_if exit at the top and a br back edge. Fuel is
 // applied with cfg.
 func loopModule(t *testing.T, cfg FuelConfig) []byte {
-	get, set := Indexed(OpLocalGet, 0), Indexed(OpLocalSet, 0)
-	dec := []Instr{get, I32Const(1), Simple(OpI32Sub)}
-	brif := append([]Instr{BlockInstr(OpLoop, BlockEmpty)}, dec...)
-	brif = append(brif, Indexed(OpLocalTee, 0), Indexed(OpBrIf, 0), Simple(OpEnd), Simple(OpEnd))
-	br := []Instr{BlockInstr(OpBlock, BlockEmpty), BlockInstr(OpLoop, BlockEmpty), get, Simple(OpI32Eqz), Indexed(OpBrIf, 1)}
+	get, set := indexed(opLocalGet, 0), indexed(opLocalSet, 0)
+	dec := []Instr{get, i32Const(1), simple(opI32Sub)}
+	brif := append([]Instr{blockInstr(opLoop, blockEmpty)}, dec...)
+	brif = append(brif, indexed(opLocalTee, 0), indexed(opBrIf, 0), simple(opEnd), simple(opEnd))
+	br := []Instr{blockInstr(opBlock, blockEmpty), blockInstr(opLoop, blockEmpty), get, simple(opI32Eqz), indexed(opBrIf, 1)}
 	br = append(br, dec...)
-	br = append(br, set, Indexed(OpBr, 0), Simple(OpEnd), Simple(OpEnd), Simple(OpEnd))
+	br = append(br, set, indexed(opBr, 0), simple(opEnd), simple(opEnd), simple(opEnd))
 	m := &Module{
-		Types:   []FuncType{{Params: []ValType{I32}}},
+		Types:   []FuncType{{Params: []ValType{i32}}},
 		Funcs:   []uint32{0, 0},
-		Exports: []Export{{Name: "brif", Kind: ExternFunc, Index: 0}, {Name: "br", Kind: ExternFunc, Index: 1}},
+		Exports: []Export{{Name: "brif", Kind: externFunc, Index: 0}, {Name: "br", Kind: externFunc, Index: 1}},
 		Code:    []Code{{Body: brif}, {Body: br}},
 	}
-	cfg.SkipLoops, cfg.InterruptHandler = []uint32{}, NoInterruptHandler
+	cfg.SkipLoops, cfg.InterruptHandler = []uint32{}, noInterruptHandler
 	require.NoError(t, Fuel(m, cfg))
 	b, err := m.Encode()
 	require.NoError(t, err)
@@ -61,14 +61,14 @@ func TestLoopCharges(t *testing.T) {
 func TestBackEdgesRejectLoopParams(t *testing.T) {
 	mod := func() *Module {
 		return &Module{
-			Types: []FuncType{{Params: []ValType{I32}}},
+			Types: []FuncType{{Params: []ValType{i32}}},
 			Funcs: []uint32{0},
 			Code: []Code{{Body: []Instr{
-				Indexed(OpLocalGet, 0), BlockInstr(OpLoop, 0), Simple(OpDrop), Simple(OpEnd), Simple(OpEnd),
+				indexed(opLocalGet, 0), blockInstr(opLoop, 0), simple(opDrop), simple(opEnd), simple(opEnd),
 			}}},
 		}
 	}
-	cfg := FuelConfig{SkipLoops: []uint32{}, InterruptHandler: NoInterruptHandler}
+	cfg := FuelConfig{SkipLoops: []uint32{}, InterruptHandler: noInterruptHandler}
 	require.NoError(t, Fuel(mod(), cfg))
 	cfg.BackEdges = true
 	require.ErrorContains(t, Fuel(mod(), cfg), "loops with parameters are not supported")

@@ -5,13 +5,13 @@ type ValType byte
 
 // Value types.
 const (
-	I32       ValType = 0x7f
-	I64       ValType = 0x7e
-	F32       ValType = 0x7d
-	F64       ValType = 0x7c
-	V128      ValType = 0x7b
-	FuncRef   ValType = 0x70
-	ExternRef ValType = 0x6f
+	i32       ValType = 0x7f
+	i64       ValType = 0x7e
+	f32       ValType = 0x7d
+	f64       ValType = 0x7c
+	v128      ValType = 0x7b
+	funcRef   ValType = 0x70
+	externRef ValType = 0x6f
 )
 
 // SectionID identifies a section of a module.
@@ -19,26 +19,26 @@ type SectionID byte
 
 // Section identifiers, in the binary format's numbering.
 const (
-	SectionCustom    SectionID = 0
-	SectionType      SectionID = 1
-	SectionImport    SectionID = 2
-	SectionFunction  SectionID = 3
-	SectionTable     SectionID = 4
-	SectionMemory    SectionID = 5
-	SectionGlobal    SectionID = 6
-	SectionExport    SectionID = 7
-	SectionStart     SectionID = 8
-	SectionElement   SectionID = 9
-	SectionCode      SectionID = 10
-	SectionData      SectionID = 11
-	SectionDataCount SectionID = 12
+	sectionCustom    SectionID = 0
+	sectionType      SectionID = 1
+	sectionImport    SectionID = 2
+	sectionFunction  SectionID = 3
+	sectionTable     SectionID = 4
+	sectionMemory    SectionID = 5
+	sectionGlobal    SectionID = 6
+	sectionExport    SectionID = 7
+	sectionStart     SectionID = 8
+	sectionElement   SectionID = 9
+	sectionCode      SectionID = 10
+	sectionData      SectionID = 11
+	sectionDataCount SectionID = 12
 )
 
 // sectionOrder is the order in which non-custom sections must appear.
 var sectionOrder = [...]SectionID{
-	SectionType, SectionImport, SectionFunction, SectionTable, SectionMemory,
-	SectionGlobal, SectionExport, SectionStart, SectionElement,
-	SectionDataCount, SectionCode, SectionData,
+	sectionType, sectionImport, sectionFunction, sectionTable, sectionMemory,
+	sectionGlobal, sectionExport, sectionStart, sectionElement,
+	sectionDataCount, sectionCode, sectionData,
 }
 
 // ExternKind is the kind of an import or export.
@@ -46,9 +46,9 @@ type ExternKind byte
 
 // Import and export kinds.
 const (
-	ExternFunc   ExternKind = 0
-	ExternTable  ExternKind = 1
-	ExternMemory ExternKind = 2
+	externFunc   ExternKind = 0
+	externTable  ExternKind = 1
+	externMemory ExternKind = 2
 	ExternGlobal ExternKind = 3
 )
 
@@ -103,14 +103,14 @@ type CustomSection struct {
 	// Payload is the section's content after its name.
 	Payload []byte
 	// After is the last non-custom section that preceded this one in the
-	// original module, or SectionCustom if none did. Encode places the
+	// original module, or sectionCustom if none did. Encode places the
 	// section right after that section's position.
 	After SectionID
 
 	raw rawUnit // the original bytes of the whole section
 }
 
-// FuncType is a function signature.
+// funcType is a function signature.
 type FuncType struct {
 	// Params are the parameter types.
 	Params []ValType
@@ -143,18 +143,18 @@ type Limits struct {
 	Max uint32
 }
 
-// HasMax reports whether the limits declare a maximum.
-func (l Limits) HasMax() bool { return l.Flags&1 != 0 }
+// hasMax reports whether the limits declare a maximum.
+func (l Limits) hasMax() bool { return l.Flags&1 != 0 }
 
 // Table is a table type.
 type Table struct {
-	// RefType is the table's element type (FuncRef or ExternRef).
+	// RefType is the table's element type (funcRef or externRef).
 	RefType ValType
 	// Limits are the table's limits.
 	Limits Limits
 }
 
-// GlobalType is the type of a global.
+// globalType is the type of a global.
 type GlobalType struct {
 	// ValType is the global's value type.
 	ValType ValType
@@ -217,15 +217,15 @@ type Element struct {
 	Exprs [][]Instr
 }
 
-// Active reports whether the segment is active (copied into a table at
+// active reports whether the segment is active (copied into a table at
 // instantiation).
-func (e Element) Active() bool { return e.Flags&1 == 0 }
+func (e Element) active() bool { return e.Flags&1 == 0 }
 
 // Code is the body of a defined function.
 type Code struct {
 	// Locals are the local declarations, as (count, type) groups.
 	Locals []LocalGroup
-	// Body is the function's instructions, including the final end.
+	// body is the function's instructions, including the final end.
 	Body []Instr
 
 	raw rawUnit // the original entry, with its size prefix
@@ -252,14 +252,14 @@ type Data struct {
 	Init []byte
 }
 
-// NumImportedFuncs returns how many functions the module imports. Defined
-// function i has the absolute function index NumImportedFuncs()+i.
-func (m *Module) NumImportedFuncs() uint32 {
-	return m.numImported(ExternFunc)
+// numImportedFuncs returns how many functions the module imports. Defined
+// function i has the absolute function index numImportedFuncs()+i.
+func (m *Module) numImportedFuncs() uint32 {
+	return m.numImported(externFunc)
 }
 
-// NumImportedGlobals returns how many globals the module imports.
-func (m *Module) NumImportedGlobals() uint32 {
+// numImportedGlobals returns how many globals the module imports.
+func (m *Module) numImportedGlobals() uint32 {
 	return m.numImported(ExternGlobal)
 }
 
@@ -273,11 +273,11 @@ func (m *Module) numImported(k ExternKind) uint32 {
 	return n
 }
 
-// FuncType returns the signature of the function with absolute index idx.
-func (m *Module) FuncType(idx uint32) (FuncType, bool) {
+// funcType returns the signature of the function with absolute index idx.
+func (m *Module) funcType(idx uint32) (FuncType, bool) {
 	var n uint32
 	for _, im := range m.Imports {
-		if im.Kind != ExternFunc {
+		if im.Kind != externFunc {
 			continue
 		}
 		if n == idx {
@@ -298,8 +298,8 @@ func (m *Module) typeAt(i uint32) (FuncType, bool) {
 	return m.Types[i], true
 }
 
-// GlobalType returns the type of the global with absolute index idx.
-func (m *Module) GlobalType(idx uint32) (GlobalType, bool) {
+// globalType returns the type of the global with absolute index idx.
+func (m *Module) globalType(idx uint32) (GlobalType, bool) {
 	var n uint32
 	for _, im := range m.Imports {
 		if im.Kind != ExternGlobal {
@@ -316,10 +316,10 @@ func (m *Module) GlobalType(idx uint32) (GlobalType, bool) {
 	return GlobalType{}, false
 }
 
-// Body returns the code of the function with absolute index idx, or nil if
+// body returns the code of the function with absolute index idx, or nil if
 // idx is imported or out of range.
-func (m *Module) Body(idx uint32) *Code {
-	n := m.NumImportedFuncs()
+func (m *Module) body(idx uint32) *Code {
+	n := m.numImportedFuncs()
 	if idx < n || uint64(idx-n) >= uint64(len(m.Code)) {
 		return nil
 	}

@@ -31,7 +31,7 @@ func changedBodies(a, b *Module) []int {
 func TestGuardAsyncGeneratorResume(t *testing.T) {
 	orig := decodeQuickJS(t)
 	m := decodeQuickJS(t)
-	require.NoError(t, GuardAsyncGeneratorResume(m))
+	require.NoError(t, guardAsyncGeneratorResume(m))
 	require.Equal(t, []int{asyncGenResolveCode}, changedBodies(orig, m), "only js_async_generator_resolve_function changes")
 
 	before, after := orig.Code[asyncGenResolveCode].Body, m.Code[asyncGenResolveCode].Body
@@ -41,13 +41,13 @@ func TestGuardAsyncGeneratorResume(t *testing.T) {
 	at, s, ok := asyncGenResumeSite(before)
 	require.True(t, ok)
 	require.Equal(t, []Instr{
-		Indexed(OpLocalGet, s), {Op: OpI32Load, A: 2, B: 4},
-		I32Const(3), Simple(opI32Ne),
-		BlockInstr(OpIf, BlockEmpty), I64Const(3 << 32), Simple(OpReturn), Simple(OpEnd),
+		indexed(opLocalGet, s), {Op: opI32Load, A: 2, B: 4},
+		i32Const(3), simple(opI32Ne),
+		blockInstr(opIf, blockEmpty), i64Const(3 << 32), simple(opReturn), simple(opEnd),
 	}, after[at:at+8])
 	require.Equal(t, before[at:], after[at+8:])
 
-	require.Error(t, GuardAsyncGeneratorResume(m), "a second application finds no unguarded site")
+	require.Error(t, guardAsyncGeneratorResume(m), "a second application finds no unguarded site")
 	_, err := m.Encode()
 	require.NoError(t, err)
 }
@@ -55,23 +55,23 @@ func TestGuardAsyncGeneratorResume(t *testing.T) {
 func TestGuardProxyOwnKeysSize(t *testing.T) {
 	orig := decodeQuickJS(t)
 	m := decodeQuickJS(t)
-	require.NoError(t, GuardProxyOwnKeysSize(m))
+	require.NoError(t, guardProxyOwnKeysSize(m))
 	require.Equal(t, []int{proxyOwnKeysCode}, changedBodies(orig, m), "only js_proxy_get_own_property_names changes")
 
 	before, after := orig.Code[proxyOwnKeysCode].Body, m.Code[proxyOwnKeysCode].Body
 	require.Len(t, after, len(before)+5)
 	k := slices.IndexFunc(before, func(in Instr) bool { return in.Op == opI32Shl })
-	for before[k+1].Op != OpLocalTee || before[k-1].I32() != 3 {
+	for before[k+1].Op != opLocalTee || before[k-1].i32() != 3 {
 		next := slices.IndexFunc(before[k+1:], func(in Instr) bool { return in.Op == opI32Shl })
 		require.GreaterOrEqual(t, next, 0)
 		k += 1 + next
 	}
 	length := before[k-2].A
-	require.Equal(t, []Instr{I32Const(-1), Indexed(OpLocalGet, length), I32Const(1 << 29), Simple(OpI32LtU), Simple(OpSelect)},
+	require.Equal(t, []Instr{i32Const(-1), indexed(opLocalGet, length), i32Const(1 << 29), simple(opI32LtU), simple(opSelect)},
 		after[k+1:k+6], "the size saturates at 0xffffffff from len = 2^29 on")
 	require.Equal(t, before[k+1:], after[k+6:])
 
-	require.Error(t, GuardProxyOwnKeysSize(m), "a second application finds the size computation changed")
+	require.Error(t, guardProxyOwnKeysSize(m), "a second application finds the size computation changed")
 	_, err := m.Encode()
 	require.NoError(t, err)
 }

@@ -18,31 +18,31 @@ func TestQuickJSFacts(t *testing.T) {
 	var with220 []uint32
 	for i, c := range m.Code {
 		for _, in := range c.Body {
-			if in.Op == OpBrTable && len(in.Vec) == 220 {
-				with220 = append(with220, m.NumImportedFuncs()+uint32(i))
+			if in.Op == opBrTable && len(in.Vec) == 220 {
+				with220 = append(with220, m.numImportedFuncs()+uint32(i))
 			}
 		}
 	}
-	require.Equal(t, []uint32{QuickJSCallInternal}, with220)
-	ci := m.Body(QuickJSCallInternal)
+	require.Equal(t, []uint32{quickJSCallInternal}, with220)
+	ci := m.body(quickJSCallInternal)
 	require.Len(t, ci.raw.orig, 49100)
-	require.Equal(t, 70, countBodyOps(ci.Body, OpLoop))
+	require.Equal(t, 70, countBodyOps(ci.Body, opLoop))
 
 	// The interrupt handler is table element 484 and reads
 	// os_pending_signals: return (os_pending_signals >> SIGINT) & 1.
 	seg := m.Elements[0]
-	require.Equal(t, []Instr{I32Const(1), Simple(OpEnd)}, seg.Offset)
-	require.Equal(t, QuickJSInterruptHandler, seg.Funcs[QuickJSInterruptTableIndex-1])
-	ft, ok := m.FuncType(QuickJSInterruptHandler)
+	require.Equal(t, []Instr{i32Const(1), simple(opEnd)}, seg.Offset)
+	require.Equal(t, quickJSInterruptHandler, seg.Funcs[QuickJSInterruptTableIndex-1])
+	ft, ok := m.funcType(quickJSInterruptHandler)
 	require.True(t, ok)
-	require.Equal(t, FuncType{Params: []ValType{I32, I32}, Results: []ValType{I32}}, ft)
-	h := m.Body(QuickJSInterruptHandler)
+	require.Equal(t, FuncType{Params: []ValType{i32, i32}, Results: []ValType{i32}}, ft)
+	h := m.body(quickJSInterruptHandler)
 	require.Empty(t, h.Locals)
 	require.Equal(t, []Instr{
-		I32Const(99864), {Op: OpI32Load, A: 2}, // os_pending_signals
-		I32Const(2), Simple(OpI32ShrU), // SIGINT
-		I32Const(1), Simple(OpI32And),
-		Simple(OpEnd),
+		i32Const(99864), {Op: opI32Load, A: 2}, // os_pending_signals
+		i32Const(2), simple(opI32ShrU), // SIGINT
+		i32Const(1), simple(opI32And),
+		simple(opEnd),
 	}, h.Body)
 }
 
@@ -59,7 +59,7 @@ func countBodyOps(body []Instr, op Opcode) int {
 func TestExportStackPointer(t *testing.T) {
 	m := decodeQuickJS(t)
 	require.NoError(t, ExportStackPointer(m))
-	require.Equal(t, Export{Name: StackPointerExport, Kind: ExternGlobal, Index: 0}, m.Exports[len(m.Exports)-1])
+	require.Equal(t, Export{Name: stackPointerExport, Kind: ExternGlobal, Index: 0}, m.Exports[len(m.Exports)-1])
 	require.ErrorContains(t, ExportStackPointer(m), "already exists")
 
 	for _, tc := range []struct {
@@ -68,8 +68,8 @@ func TestExportStackPointer(t *testing.T) {
 		want    string
 	}{
 		{"no global", nil, "no global 0"},
-		{"immutable", []Global{{Type: GlobalType{ValType: I32}, Init: []Instr{I32Const(0), Simple(OpEnd)}}}, "not a mutable i32"},
-		{"i64", []Global{{Type: GlobalType{ValType: I64, Mutable: true}, Init: []Instr{I64Const(0), Simple(OpEnd)}}}, "not a mutable i32"},
+		{"immutable", []Global{{Type: GlobalType{ValType: i32}, Init: []Instr{i32Const(0), simple(opEnd)}}}, "not a mutable i32"},
+		{"i64", []Global{{Type: GlobalType{ValType: i64, Mutable: true}, Init: []Instr{i64Const(0), simple(opEnd)}}}, "not a mutable i32"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			require.ErrorContains(t, ExportStackPointer(&Module{Globals: tc.globals}), tc.want)
@@ -81,18 +81,18 @@ func TestExportStdLoop(t *testing.T) {
 	m := decodeQuickJS(t)
 	require.NoError(t, ExportStdLoop(m))
 	e := m.Exports[len(m.Exports)-1]
-	require.Equal(t, StdLoopExport, e.Name)
-	ft, _ := m.FuncType(e.Index)
-	require.Equal(t, []ValType{I32}, ft.Params)
+	require.Equal(t, stdLoopExport, e.Name)
+	ft, _ := m.funcType(e.Index)
+	require.Equal(t, []ValType{i32}, ft.Params)
 	require.Empty(t, ft.Results)
 	// js_std_loop runs the job queue: it calls JS_ExecutePendingJob (rt, &ctx)
 	// -> i32 in a loop that continues while the result is positive.
 	var pendingJobCalls int
-	body := m.Body(e.Index).Body
+	body := m.body(e.Index).Body
 	for i, in := range body[:len(body)-4] {
-		ft, _ := m.FuncType(in.A)
-		if in.Op == OpCall && len(ft.Params) == 2 && len(ft.Results) == 1 &&
-			body[i+1].Op == OpLocalTee && body[i+3].Op == Opcode(0x4a) /* i32.gt_s */ && body[i+4].Op == OpBrIf {
+		ft, _ := m.funcType(in.A)
+		if in.Op == opCall && len(ft.Params) == 2 && len(ft.Results) == 1 &&
+			body[i+1].Op == opLocalTee && body[i+3].Op == Opcode(0x4a) /* i32.gt_s */ && body[i+4].Op == opBrIf {
 			pendingJobCalls++
 		}
 	}
@@ -103,25 +103,25 @@ func TestExportStdLoop(t *testing.T) {
 
 func TestGrowTrap(t *testing.T) {
 	m := decodeQuickJS(t)
-	require.NoError(t, GrowTrap(m))
+	require.NoError(t, growTrap(m))
 	require.Len(t, m.Code, 1139)
-	grow := m.NumImportedFuncs() + 1138
-	ft, _ := m.FuncType(grow)
-	require.Equal(t, FuncType{Params: []ValType{I32}, Results: []ValType{I32}}, ft)
-	require.Equal(t, 1, countOps(m, OpMemoryGrow), "only the helper grows memory")
-	require.Equal(t, 1, countBodyOps(m.Body(grow).Body, OpMemoryGrow))
-	require.Equal(t, 1, countBodyOps(m.Body(grow).Body, OpUnreachable))
+	grow := m.numImportedFuncs() + 1138
+	ft, _ := m.funcType(grow)
+	require.Equal(t, FuncType{Params: []ValType{i32}, Results: []ValType{i32}}, ft)
+	require.Equal(t, 1, countOps(m, opMemoryGrow), "only the helper grows memory")
+	require.Equal(t, 1, countBodyOps(m.body(grow).Body, opMemoryGrow))
+	require.Equal(t, 1, countBodyOps(m.body(grow).Body, opUnreachable))
 	var calls int
 	for _, c := range m.Code {
 		for _, in := range c.Body {
-			if in.Op == OpCall && in.A == grow {
+			if in.Op == opCall && in.A == grow {
 				calls++
 			}
 		}
 	}
 	require.Equal(t, 1, calls)
 
-	require.ErrorContains(t, GrowTrap(&Module{}), "no memory")
+	require.ErrorContains(t, growTrap(&Module{}), "no memory")
 }
 
 func TestFuel(t *testing.T) {
@@ -133,9 +133,9 @@ func TestFuel(t *testing.T) {
 	require.Len(t, m.Imports, 25)
 	yield := uint32(24)
 	im := m.Imports[yield]
-	require.Equal(t, FuelImportModule, im.Module)
-	require.Equal(t, FuelImportName, im.Name)
-	require.Equal(t, FuncType{Params: []ValType{I64}, Results: []ValType{I64}}, m.Types[im.TypeIndex])
+	require.Equal(t, fuelImportModule, im.Module)
+	require.Equal(t, fuelImportName, im.Name)
+	require.Equal(t, FuncType{Params: []ValType{i64}, Results: []ValType{i64}}, m.Types[im.TypeIndex])
 	shifted := func(i uint32) uint32 {
 		if i >= yield {
 			return i + 1
@@ -146,7 +146,7 @@ func TestFuel(t *testing.T) {
 		require.Equal(t, shifted(f), m.Elements[0].Funcs[k])
 	}
 	for k, e := range orig.Exports {
-		if e.Kind == ExternFunc {
+		if e.Kind == externFunc {
 			e.Index = shifted(e.Index)
 		}
 		require.Equal(t, e, m.Exports[k])
@@ -154,15 +154,15 @@ func TestFuel(t *testing.T) {
 
 	// The fuel global is a mutable i64, initially 0, exported.
 	g := uint32(len(m.Globals) - 1)
-	require.Equal(t, Global{Type: GlobalType{ValType: I64, Mutable: true}, Init: []Instr{I64Const(0), Simple(OpEnd)}}, m.Globals[g])
+	require.Equal(t, Global{Type: GlobalType{ValType: i64, Mutable: true}, Init: []Instr{i64Const(0), simple(opEnd)}}, m.Globals[g])
 	require.Equal(t, Export{Name: FuelGlobalExport, Kind: ExternGlobal, Index: g}, m.Exports[len(m.Exports)-1])
 
 	// The chunked bulk memory helpers follow the original functions.
 	require.Len(t, m.Code, 1138+2)
 	copyHelper, fillHelper := uint32(25+1138), uint32(25+1139)
 	for _, h := range []uint32{copyHelper, fillHelper} {
-		ft, _ := m.FuncType(h)
-		require.True(t, ft.Equal(FuncType{Params: []ValType{I32, I32, I32}}), "%v", ft)
+		ft, _ := m.funcType(h)
+		require.True(t, ft.Equal(FuncType{Params: []ValType{i32, i32, i32}}), "%v", ft)
 	}
 	check := func(tmp uint32, cost ...Instr) []Instr {
 		return charger{fuel: g, yield: yield}.charge(nil, tmp, cost...)
@@ -172,17 +172,17 @@ func TestFuel(t *testing.T) {
 		idx := uint32(24 + i)
 		before, after := orig.Code[i], m.Code[i]
 		switch idx {
-		case QuickJSInterruptHandler:
-			require.Equal(t, []LocalGroup{{Count: 1, Type: I64}}, after.Locals)
-			require.Equal(t, append(check(2, I64Const(DefaultInterruptCost)), I32Const(0), Simple(OpEnd)), after.Body)
+		case quickJSInterruptHandler:
+			require.Equal(t, []LocalGroup{{Count: 1, Type: i64}}, after.Locals)
+			require.Equal(t, append(check(2, i64Const(defaultInterruptCost)), i32Const(0), simple(opEnd)), after.Body)
 			continue
-		case QuickJSCallInternal:
-			require.Equal(t, countBodyOps(before.Body, OpLoop), countBodyOps(after.Body, OpLoop))
+		case quickJSCallInternal:
+			require.Equal(t, countBodyOps(before.Body, opLoop), countBodyOps(after.Body, opLoop))
 			require.Len(t, after.Body, len(before.Body), "JS_CallInternal's loops are not instrumented")
 			continue
 		}
-		n := countBodyOps(before.Body, OpLoop)
-		bulk := countBodyOps(before.Body, OpMemoryCopy) + countBodyOps(before.Body, OpMemoryFill)
+		n := countBodyOps(before.Body, opLoop)
+		bulk := countBodyOps(before.Body, opMemoryCopy) + countBodyOps(before.Body, opMemoryFill)
 		loops += n
 		if n+bulk == 0 {
 			require.Equal(t, before.Locals, after.Locals)
@@ -203,29 +203,29 @@ func TestFuel(t *testing.T) {
 		k := 0
 		for _, in := range before.Body {
 			switch in.Op {
-			case OpLoop:
+			case opLoop:
 				require.Equal(t, in, after.Body[k])
-				want := check(tmp, I64Const(3))
+				want := check(tmp, i64Const(3))
 				require.Equal(t, want, after.Body[k+1:k+1+len(want)])
 				k += 1 + len(want)
 				checked++
 				continue
-			case OpMemoryCopy, OpMemoryFill:
+			case opMemoryCopy, opMemoryFill:
 				helper := copyHelper
-				if in.Op == OpMemoryFill {
+				if in.Op == opMemoryFill {
 					helper = fillHelper
 				}
 				d, s, n := tmp+1, tmp+2, tmp+3
-				want := []Instr{Indexed(OpLocalSet, n), Indexed(OpLocalSet, s), Indexed(OpLocalSet, d),
-					Indexed(OpLocalGet, n), I32Const(BulkMemoryChunk), Simple(OpI32GtU), BlockInstr(OpIf, BlockEmpty),
-					Indexed(OpLocalGet, d), Indexed(OpLocalGet, s), Indexed(OpLocalGet, n), Indexed(OpCall, helper),
-					Simple(OpElse)}
-				want = append(want, check(tmp, Indexed(OpLocalGet, n), Simple(OpI64ExtendI32U), I64Const(BulkMemoryShift), Simple(OpI64ShrU))...)
-				want = append(want, Indexed(OpLocalGet, d), Indexed(OpLocalGet, s), Indexed(OpLocalGet, n), in, Simple(OpEnd))
+				want := []Instr{indexed(opLocalSet, n), indexed(opLocalSet, s), indexed(opLocalSet, d),
+					indexed(opLocalGet, n), i32Const(bulkMemoryChunk), simple(opI32GtU), blockInstr(opIf, blockEmpty),
+					indexed(opLocalGet, d), indexed(opLocalGet, s), indexed(opLocalGet, n), indexed(opCall, helper),
+					simple(opElse)}
+				want = append(want, check(tmp, indexed(opLocalGet, n), simple(opI64ExtendI32U), i64Const(bulkMemoryShift), simple(opI64ShrU))...)
+				want = append(want, indexed(opLocalGet, d), indexed(opLocalGet, s), indexed(opLocalGet, n), in, simple(opEnd))
 				require.Equal(t, want, after.Body[k:k+len(want)])
 				k += len(want)
 				continue
-			case OpCall:
+			case opCall:
 				in.A = shifted(in.A)
 			}
 			require.Equal(t, in, after.Body[k])
@@ -261,14 +261,14 @@ func TestFuelConfig(t *testing.T) {
 
 	// Everything instrumented, no handler replacement.
 	m := decodeQuickJS(t)
-	h := slices.Clone(m.Body(QuickJSInterruptHandler).Body)
-	require.NoError(t, Fuel(m, FuelConfig{SkipLoops: []uint32{}, InterruptHandler: NoInterruptHandler}))
-	require.Equal(t, h, m.Body(QuickJSInterruptHandler+1).Body)
-	require.Equal(t, 1726+2, countOps(m, OpLoop), "the bulk memory helpers have a loop each")
+	h := slices.Clone(m.body(quickJSInterruptHandler).Body)
+	require.NoError(t, Fuel(m, FuelConfig{SkipLoops: []uint32{}, InterruptHandler: noInterruptHandler}))
+	require.Equal(t, h, m.body(quickJSInterruptHandler+1).Body)
+	require.Equal(t, 1726+2, countOps(m, opLoop), "the bulk memory helpers have a loop each")
 	var checks int
 	for _, c := range m.Code[:1138] {
 		for k, in := range c.Body {
-			if in.Op == OpLoop && c.Body[k+1].Op == OpGlobalGet {
+			if in.Op == opLoop && c.Body[k+1].Op == opGlobalGet {
 				checks++
 			}
 		}
@@ -289,7 +289,7 @@ func TestHardenSize(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, bytes.Equal(b, again), "Harden is deterministic")
 	_, err = Harden([]byte("junk"), FuelConfig{})
-	require.ErrorIs(t, err, ErrMalformed)
+	require.ErrorIs(t, err, errMalformed)
 }
 
 func TestFuelBackEdges(t *testing.T) {
@@ -301,24 +301,24 @@ func TestFuelBackEdges(t *testing.T) {
 	// JS_CallInternal) and the charges in the rewritten ones.
 	var backEdges, charges int
 	for i := range orig.Code {
-		if uint32(24+i) == QuickJSCallInternal || uint32(24+i) == QuickJSInterruptHandler {
+		if uint32(24+i) == quickJSCallInternal || uint32(24+i) == quickJSInterruptHandler {
 			continue
 		}
 		var labels []Opcode
-		isLoop := func(l uint32) bool { return int(l) < len(labels) && labels[len(labels)-1-int(l)] == OpLoop }
+		isLoop := func(l uint32) bool { return int(l) < len(labels) && labels[len(labels)-1-int(l)] == opLoop }
 		for _, in := range orig.Code[i].Body {
 			switch in.Op {
-			case OpBlock, OpLoop, OpIf:
+			case opBlock, opLoop, opIf:
 				labels = append(labels, in.Op)
-			case OpEnd:
+			case opEnd:
 				if len(labels) > 0 {
 					labels = labels[:len(labels)-1]
 				}
-			case OpBr, OpBrIf:
+			case opBr, opBrIf:
 				if isLoop(in.A) {
 					backEdges++
 				}
-			case OpBrTable:
+			case opBrTable:
 				if isLoop(in.A) || slices.ContainsFunc(in.Vec, isLoop) {
 					backEdges++
 				}
@@ -326,7 +326,7 @@ func TestFuelBackEdges(t *testing.T) {
 		}
 		body := m.Code[i].Body
 		for k, in := range body {
-			if in.Op == OpGlobalGet && in.A == g && body[k+1].Op == OpI64Const { // bulk charges are not constant
+			if in.Op == opGlobalGet && in.A == g && body[k+1].Op == opI64Const { // bulk charges are not constant
 				charges++
 			}
 		}

@@ -2,7 +2,7 @@ package wasm
 
 import "fmt"
 
-// PinInterruptHandler stops quickjs-libc's std.evalScript from changing
+// pinInterruptHandler stops quickjs-libc's std.evalScript from changing
 // JSRuntime.interrupt_handler. evalScript installs the libc interrupt
 // handler on entry and clears the field on return; once cleared, QuickJS
 // never polls again and JavaScript runs without being charged or
@@ -13,13 +13,13 @@ import "fmt"
 // `i32.const QuickJSInterruptTableIndex; i32.store offset=X` (installing the
 // handler); every i32.store or i64.store at offset X in that function (the
 // install and the clear) is removed. Exactly one function must match.
-func PinInterruptHandler(m *Module) error {
+func pinInterruptHandler(m *Module) error {
 	found := -1
 	var offset uint32
 	for i := range m.Code {
 		body := m.Code[i].Body
 		for k := 1; k < len(body); k++ {
-			if body[k].Op == OpI32Store && body[k-1].Op == OpI32Const && body[k-1].I32() == int32(QuickJSInterruptTableIndex) {
+			if body[k].Op == opI32Store && body[k-1].Op == opI32Const && body[k-1].i32() == int32(QuickJSInterruptTableIndex) {
 				if found >= 0 && found != i {
 					return fmt.Errorf("wasm: pin interrupt handler: more than one function installs it")
 				}
@@ -34,8 +34,8 @@ func PinInterruptHandler(m *Module) error {
 	out := make([]Instr, 0, len(code.Body)+4)
 	removed := 0
 	for _, in := range code.Body {
-		if (in.Op == OpI32Store || in.Op == Opcode(0x37) /* i64.store */) && in.B == offset {
-			out = append(out, Simple(OpDrop), Simple(OpDrop))
+		if (in.Op == opI32Store || in.Op == Opcode(0x37) /* i64.store */) && in.B == offset {
+			out = append(out, simple(opDrop), simple(opDrop))
 			removed++
 			continue
 		}

@@ -26,7 +26,7 @@ var regexpNotAllowedAfter = map[int32]bool{
 	-85: true, -84: true, -83: true, tokThis: true,
 }
 
-// DivideAfterPrivateName backports QuickJS-NG's fix 7532965 (first released
+// divideAfterPrivateName backports QuickJS-NG's fix 7532965 (first released
 // in v0.13.0): js_parse_skip_parens_token, the lookahead the parser runs at
 // `(` (arrow functions) and at `[`/`{` (destructuring), asks
 // is_regexp_allowed(last_tok) whether a `/` starts a regular expression, and
@@ -49,7 +49,7 @@ var regexpNotAllowedAfter = map[int32]bool{
 // label ("not a regexp") and every other entry and the default to another
 // ("a regexp"). The pass points TOK_PRIVATE_NAME's entry at the "not a
 // regexp" label. A module in which any of this differs is refused.
-func DivideAfterPrivateName(m *Module) error {
+func divideAfterPrivateName(m *Module) error {
 	skip, err := m.skipParensToken()
 	if err != nil {
 		return fmt.Errorf("wasm: divide after private name: %w", err)
@@ -57,8 +57,8 @@ func DivideAfterPrivateName(m *Module) error {
 	body := m.Code[skip].Body
 	site := -1
 	for k := 2; k < len(body); k++ {
-		if body[k].Op == OpBrTable && body[k-1].Op == OpI32Add &&
-			body[k-2].Op == OpI32Const && body[k-2].I32() == -tokFirst && isRegexpAllowedTable(body[k]) {
+		if body[k].Op == opBrTable && body[k-1].Op == opI32Add &&
+			body[k-2].Op == opI32Const && body[k-2].i32() == -tokFirst && isRegexpAllowedTable(body[k]) {
 			if site >= 0 {
 				return fmt.Errorf("wasm: divide after private name: more than one is_regexp_allowed table")
 			}
@@ -93,8 +93,8 @@ func (m *Module) skipParensToken() (int, error) {
 	if parser < 0 {
 		return 0, fmt.Errorf("no function refers to %q", regexpLineTerminatorMessage)
 	}
-	callee := m.NumImportedFuncs() + uint32(parser)
-	want := FuncType{Params: []ValType{I32, I32, I32}, Results: []ValType{I32}}
+	callee := m.numImportedFuncs() + uint32(parser)
+	want := FuncType{Params: []ValType{i32, i32, i32}, Results: []ValType{i32}}
 	found := -1
 	for i := range m.Code {
 		ft, ok := m.typeAt(m.Funcs[i])
@@ -139,7 +139,7 @@ func isRegexpAllowedTable(in Instr) bool {
 // calls reports whether body has a direct call of function fn.
 func calls(body []Instr, fn uint32) bool {
 	for _, in := range body {
-		if in.Op == OpCall && in.A == fn {
+		if in.Op == opCall && in.A == fn {
 			return true
 		}
 	}

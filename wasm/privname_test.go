@@ -15,7 +15,7 @@ const skipParensCode = 776
 func TestDivideAfterPrivateName(t *testing.T) {
 	orig := decodeQuickJS(t)
 	m := decodeQuickJS(t)
-	require.NoError(t, DivideAfterPrivateName(m))
+	require.NoError(t, divideAfterPrivateName(m))
 	require.Equal(t, []int{skipParensCode}, changedBodies(orig, m), "only js_parse_skip_parens_token changes")
 
 	before, after := orig.Code[skipParensCode].Body, m.Code[skipParensCode].Body
@@ -28,7 +28,7 @@ func TestDivideAfterPrivateName(t *testing.T) {
 	}
 	require.Len(t, changed, 1, "one br_table changes")
 	in, out := before[changed[0]], after[changed[0]]
-	require.Equal(t, OpBrTable, in.Op)
+	require.Equal(t, opBrTable, in.Op)
 	require.Equal(t, in.A, out.A, "the default target (regexp allowed) stays")
 	private := tokPrivateName - tokFirst
 	require.Equal(t, in.A, in.Vec[private], "without the fix a private name allows a regexp")
@@ -39,7 +39,7 @@ func TestDivideAfterPrivateName(t *testing.T) {
 		}
 	}
 
-	require.ErrorContains(t, DivideAfterPrivateName(m), "already in the module", "a second application finds no unfixed table")
+	require.ErrorContains(t, divideAfterPrivateName(m), "already in the module", "a second application finds no unfixed table")
 	_, err := m.Encode()
 	require.NoError(t, err)
 }
@@ -56,7 +56,7 @@ func TestDivideAfterPrivateNameRefusesChangedModule(t *testing.T) {
 		{"table reordered", func(m *Module) {
 			body := m.Code[skipParensCode].Body
 			for k := range body {
-				if body[k].Op == OpBrTable && len(body[k].Vec) == tokThis-tokFirst+1 {
+				if body[k].Op == opBrTable && len(body[k].Vec) == tokThis-tokFirst+1 {
 					body[k].Vec = append([]uint32(nil), body[k].Vec...)
 					body[k].Vec[0], body[k].Vec[2] = body[k].Vec[2], body[k].Vec[0] // TOK_NUMBER <-> TOK_TEMPLATE
 				}
@@ -64,7 +64,7 @@ func TestDivideAfterPrivateNameRefusesChangedModule(t *testing.T) {
 		}, "the is_regexp_allowed table was not found"},
 		{"regexp parser not called", func(m *Module) {
 			for k, in := range m.Code[skipParensCode].Body {
-				if in.Op == OpCall {
+				if in.Op == opCall {
 					m.Code[skipParensCode].Body[k].A = 0
 				}
 			}
@@ -83,7 +83,7 @@ func TestDivideAfterPrivateNameRefusesChangedModule(t *testing.T) {
 			tc.change(m)
 			changed := decodeQuickJS(t)
 			tc.change(changed)
-			require.ErrorContains(t, DivideAfterPrivateName(m), tc.err)
+			require.ErrorContains(t, divideAfterPrivateName(m), tc.err)
 			require.Empty(t, changedBodies(changed, m), "a refused module is left as it was")
 		})
 	}
@@ -120,7 +120,7 @@ var privateNamePrograms = []struct{ name, code, want string }{
 // this pass, where each gives its value.
 func TestDivideAfterPrivateNameEngine(t *testing.T) {
 	m := decodeQuickJS(t)
-	require.NoError(t, DivideAfterPrivateName(m))
+	require.NoError(t, divideAfterPrivateName(m))
 	fixed, err := m.Encode()
 	require.NoError(t, err)
 	rt := newTestRuntime(t, wazero.NewRuntimeConfigInterpreter())

@@ -10,7 +10,7 @@ import (
 // the function by it.
 const proxyKeysMessage = "proxy: properties must be strings or symbols"
 
-// GuardProxyOwnKeysSize neutralizes QuickJS-NG's bug 252209d (fixed in
+// guardProxyOwnKeysSize neutralizes QuickJS-NG's bug 252209d (fixed in
 // 0.16.0): js_proxy_get_own_property_names allocates its property table as
 // js_mallocz(ctx, len * sizeof(JSPropertyEnum)) with len the length an
 // ownKeys trap's result claims. On wasm32 the product wraps around at 2^32
@@ -30,12 +30,12 @@ const proxyKeysMessage = "proxy: properties must be strings or symbols"
 // and the pass inserts, right after the i32.shl,
 //
 //	i32.const -1; local.get len; i32.const 2^29; i32.lt_u; select
-func GuardProxyOwnKeysSize(m *Module) error {
+func guardProxyOwnKeysSize(m *Module) error {
 	addr, err := m.cString(proxyKeysMessage)
 	if err != nil {
 		return fmt.Errorf("wasm: guard proxy ownKeys: %w", err)
 	}
-	want := FuncType{Params: []ValType{I32, I32, I32, I64}, Results: []ValType{I32}}
+	want := FuncType{Params: []ValType{i32, i32, i32, i64}, Results: []ValType{i32}}
 	found := -1
 	for i := range m.Code {
 		ft, ok := m.typeAt(m.Funcs[i])
@@ -53,9 +53,9 @@ func GuardProxyOwnKeysSize(m *Module) error {
 	body := m.Code[found].Body
 	site := -1
 	for k := 0; k+5 < len(body); k++ {
-		if body[k].Op == OpLocalGet && body[k+1].Op == OpI32Const && body[k+1].I32() == 3 && body[k+2].Op == opI32Shl &&
-			body[k+3].Op == OpLocalTee && body[k+4].Op == OpLocalGet && body[k+4].A == 0 &&
-			body[k+5].Op == OpI32Load && body[k+5].B == 16 {
+		if body[k].Op == opLocalGet && body[k+1].Op == opI32Const && body[k+1].i32() == 3 && body[k+2].Op == opI32Shl &&
+			body[k+3].Op == opLocalTee && body[k+4].Op == opLocalGet && body[k+4].A == 0 &&
+			body[k+5].Op == opI32Load && body[k+5].B == 16 {
 			if site >= 0 {
 				return fmt.Errorf("wasm: guard proxy ownKeys: more than one table size computation")
 			}
@@ -67,7 +67,7 @@ func GuardProxyOwnKeysSize(m *Module) error {
 	}
 	length := body[site].A
 	guard := []Instr{
-		I32Const(-1), Indexed(OpLocalGet, length), I32Const(1 << 29), Simple(OpI32LtU), Simple(OpSelect),
+		i32Const(-1), indexed(opLocalGet, length), i32Const(1 << 29), simple(opI32LtU), simple(opSelect),
 	}
 	at := site + 3
 	m.Code[found].Body = append(body[:at:at], append(guard, body[at:]...)...)
@@ -85,7 +85,7 @@ func (m *Module) cString(s string) (int32, error) {
 	var addr int32
 	n := 0
 	for _, d := range m.Data {
-		if d.Flags == 1 || len(d.Offset) != 2 || d.Offset[0].Op != OpI32Const {
+		if d.Flags == 1 || len(d.Offset) != 2 || d.Offset[0].Op != opI32Const {
 			continue
 		}
 		for from := 0; ; {
@@ -93,7 +93,7 @@ func (m *Module) cString(s string) (int32, error) {
 			if i < 0 {
 				break
 			}
-			addr = d.Offset[0].I32() + int32(from+i+1)
+			addr = d.Offset[0].i32() + int32(from+i+1)
 			n++
 			from += i + 1
 		}
@@ -107,7 +107,7 @@ func (m *Module) cString(s string) (int32, error) {
 // refersTo reports whether body has an i32.const addr.
 func refersTo(body []Instr, addr int32) bool {
 	for _, in := range body {
-		if in.Op == OpI32Const && in.I32() == addr {
+		if in.Op == opI32Const && in.i32() == addr {
 			return true
 		}
 	}

@@ -91,7 +91,7 @@ func (r *reader) valType(what string) (ValType, error) {
 
 func (r *reader) refType(what string) (ValType, error) {
 	t, err := r.valType(what)
-	if err == nil && t != FuncRef && t != ExternRef {
+	if err == nil && t != funcRef && t != externRef {
 		err = r.errorf("%s: %#x is not a reference type", what, byte(t))
 	}
 	return t, err
@@ -109,7 +109,7 @@ func (r *reader) limits(what string) (Limits, error) {
 	if l.Min, err = r.u32(what + " minimum"); err != nil {
 		return l, err
 	}
-	if l.HasMax() {
+	if l.hasMax() {
 		l.Max, err = r.u32(what + " maximum")
 	}
 	return l, err

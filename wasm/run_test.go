@@ -141,7 +141,7 @@ func TestStackPointerExported(t *testing.T) {
 		wazero.NewModuleConfig().WithName("").WithStartFunctions())
 	require.NoError(t, err)
 	defer mod.Close(context.Background())
-	g := mod.ExportedGlobal(StackPointerExport)
+	g := mod.ExportedGlobal(stackPointerExport)
 	require.NotNil(t, g)
 	require.Equal(t, uint64(165408), g.Get())
 	require.Equal(t, api.ValueTypeI32, g.Type())

@@ -32,7 +32,7 @@ func Snapshot(m *Module, memory []byte, globals []uint64) error {
 }
 
 func snapshot(m *Module, memory []byte, globals []uint64) error {
-	if len(m.Memories) != 1 || m.numImported(ExternMemory) != 0 {
+	if len(m.Memories) != 1 || m.numImported(externMemory) != 0 {
 		return errors.New("the module must define exactly one memory")
 	}
 	if len(memory)%65536 != 0 {
@@ -55,10 +55,10 @@ func snapshot(m *Module, memory []byte, globals []uint64) error {
 			continue
 		}
 		switch g.Type.ValType {
-		case I32:
-			m.Globals[i].Init = []Instr{I32Const(int32(globals[i])), Simple(OpEnd)}
-		case I64:
-			m.Globals[i].Init = []Instr{I64Const(int64(globals[i])), Simple(OpEnd)}
+		case i32:
+			m.Globals[i].Init = []Instr{i32Const(int32(globals[i])), simple(opEnd)}
+		case i64:
+			m.Globals[i].Init = []Instr{i64Const(int64(globals[i])), simple(opEnd)}
 		default:
 			return fmt.Errorf("global %d has a type the snapshot cannot set", i)
 		}
@@ -100,7 +100,7 @@ func imageSegments(memory []byte) []Data {
 			}
 			i = j
 		}
-		segs = append(segs, Data{Offset: []Instr{I32Const(int32(start)), Simple(OpEnd)}, Init: memory[start:end:end]})
+		segs = append(segs, Data{Offset: []Instr{i32Const(int32(start)), simple(opEnd)}, Init: memory[start:end:end]})
 		i = end
 	}
 	return segs

@@ -15,16 +15,16 @@ func TestImageSegments(t *testing.T) {
 	mem[len(mem)-1] = 7
 	segs := imageSegments(mem)
 	require.Len(t, segs, 3)
-	require.Equal(t, int32(100), segs[0].Offset[0].I32())
+	require.Equal(t, int32(100), segs[0].Offset[0].i32())
 	require.Equal(t, append([]byte("abc"), append(make([]byte, 7), "de"...)...), segs[0].Init)
-	require.Equal(t, int32(5000), segs[1].Offset[0].I32())
+	require.Equal(t, int32(5000), segs[1].Offset[0].i32())
 	require.Equal(t, []byte("far"), segs[1].Init)
 	require.Equal(t, []byte{7}, segs[2].Init)
 
 	// Re-applying the segments to a zeroed memory gives the image back.
 	again := make([]byte, len(mem))
 	for _, s := range segs {
-		copy(again[s.Offset[0].I32():], s.Init)
+		copy(again[s.Offset[0].i32():], s.Init)
 	}
 	require.True(t, bytes.Equal(mem, again))
 	require.Empty(t, imageSegments(make([]byte, 65536)))
@@ -39,7 +39,7 @@ func TestSnapshotRewritesState(t *testing.T) {
 	require.NoError(t, Snapshot(m, mem, []uint64{123456}))
 	require.Equal(t, uint32(8), m.Memories[0].Min)
 	require.Len(t, m.Data, 1)
-	require.Equal(t, int32(123456), m.Globals[0].Init[0].I32())
+	require.Equal(t, int32(123456), m.Globals[0].Init[0].i32())
 	if m.DataCount != nil {
 		require.Equal(t, uint32(1), *m.DataCount)
 	}

@@ -2,23 +2,23 @@ package wasm
 
 import "fmt"
 
-// Names of what StackWatch adds.
+// Names of what stackWatch adds.
 const (
-	// StackWatchImportModule and StackWatchImportName name the imported
+	// stackWatchImportModule and stackWatchImportName name the imported
 	// hook stack_low (i32) -> i32.
-	StackWatchImportModule = "coderun"
-	StackWatchImportName   = "stack_low"
+	stackWatchImportModule = "coderun"
+	stackWatchImportName   = "stack_low"
 	// StackMarkExport is the export name of the mutable i32 mark global.
 	StackMarkExport = "coderun_stack_mark"
 )
 
-// StackWatch lets the host watch how deep the C shadow stack goes, so that
+// stackWatch lets the host watch how deep the C shadow stack goes, so that
 // it can account for what deep calls cost it: wazero runs the module's calls
 // on a native stack that grows with them, by a few kilobytes per QuickJS
 // interpreter frame.
 //
 // It adds a mutable i32 global, the mark (initially 0), exported as
-// StackMarkExport, and imports StackWatchImportModule.StackWatchImportName,
+// StackMarkExport, and imports stackWatchImportModule.StackWatchImportName,
 // stack_low (i32) -> i32. After every write of the stack pointer (global 0,
 // which every function with a shadow frame moves down on entry and back up
 // on exit) it inserts
@@ -30,8 +30,8 @@ const (
 // below the mark, and returns the next mark. A mark of 0 is never crossed.
 // The check costs a few instructions per shadow frame; the call happens
 // only as often as the host moves the mark.
-func StackWatch(m *Module) error {
-	if g, ok := m.GlobalType(0); !ok || g != (GlobalType{ValType: I32, Mutable: true}) {
+func stackWatch(m *Module) error {
+	if g, ok := m.globalType(0); !ok || g != (GlobalType{ValType: i32, Mutable: true}) {
 		return fmt.Errorf("wasm: stack watch: global 0 is not the stack pointer (a mutable i32)")
 	}
 	for _, e := range m.Exports {
@@ -39,27 +39,27 @@ func StackWatch(m *Module) error {
 			return fmt.Errorf("wasm: stack watch: export %q already exists", e.Name)
 		}
 	}
-	hook := m.insertFuncImport(StackWatchImportModule, StackWatchImportName, FuncType{Params: []ValType{I32}, Results: []ValType{I32}})
-	mark := m.addGlobal(Global{Type: GlobalType{ValType: I32, Mutable: true}, Init: []Instr{I32Const(0), Simple(OpEnd)}})
+	hook := m.insertFuncImport(stackWatchImportModule, stackWatchImportName, FuncType{Params: []ValType{i32}, Results: []ValType{i32}})
+	mark := m.addGlobal(Global{Type: GlobalType{ValType: i32, Mutable: true}, Init: []Instr{i32Const(0), simple(opEnd)}})
 	if err := m.addExport(Export{Name: StackMarkExport, Kind: ExternGlobal, Index: mark}); err != nil {
 		return fmt.Errorf("wasm: stack watch: %w", err)
 	}
 	check := []Instr{
-		Indexed(OpGlobalGet, 0),
-		Indexed(OpGlobalGet, mark),
-		Simple(OpI32LtU),
-		BlockInstr(OpIf, BlockEmpty),
-		Indexed(OpGlobalGet, 0),
-		Indexed(OpCall, hook),
-		Indexed(OpGlobalSet, mark),
-		Simple(OpEnd),
+		indexed(opGlobalGet, 0),
+		indexed(opGlobalGet, mark),
+		simple(opI32LtU),
+		blockInstr(opIf, blockEmpty),
+		indexed(opGlobalGet, 0),
+		indexed(opCall, hook),
+		indexed(opGlobalSet, mark),
+		simple(opEnd),
 	}
 	sites := 0
 	for i := range m.Code {
 		body := m.Code[i].Body
 		n := 0
 		for _, in := range body {
-			if in.Op == OpGlobalSet && in.A == 0 {
+			if in.Op == opGlobalSet && in.A == 0 {
 				n++
 			}
 		}
@@ -69,7 +69,7 @@ func StackWatch(m *Module) error {
 		out := make([]Instr, 0, len(body)+n*len(check))
 		for _, in := range body {
 			out = append(out, in)
-			if in.Op == OpGlobalSet && in.A == 0 {
+			if in.Op == opGlobalSet && in.A == 0 {
 				out = append(out, check...)
 			}
 		}

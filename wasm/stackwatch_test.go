@@ -15,28 +15,28 @@ func TestStackWatchInstruments(t *testing.T) {
 	var sets int
 	for _, c := range orig.Code {
 		for _, in := range c.Body {
-			if in.Op == OpGlobalSet && in.A == 0 {
+			if in.Op == opGlobalSet && in.A == 0 {
 				sets++
 			}
 		}
 	}
 	m := decodeQuickJS(t)
-	require.NoError(t, StackWatch(m))
-	hook := m.NumImportedFuncs() - 1
+	require.NoError(t, stackWatch(m))
+	hook := m.numImportedFuncs() - 1
 	imp := m.Imports[len(m.Imports)-1]
-	require.Equal(t, [2]string{StackWatchImportModule, StackWatchImportName}, [2]string{imp.Module, imp.Name})
+	require.Equal(t, [2]string{stackWatchImportModule, stackWatchImportName}, [2]string{imp.Module, imp.Name})
 	var checked int
 	for _, c := range m.Code {
 		for k, in := range c.Body {
-			if in.Op == OpGlobalSet && in.A == 0 {
-				require.Equal(t, Indexed(OpCall, hook), c.Body[k+6])
+			if in.Op == opGlobalSet && in.A == 0 {
+				require.Equal(t, indexed(opCall, hook), c.Body[k+6])
 				checked++
 			}
 		}
 	}
 	require.Equal(t, sets, checked)
 	require.Greater(t, sets, 500, "QuickJS has many functions with shadow frames")
-	require.ErrorContains(t, StackWatch(m), "already exists")
+	require.ErrorContains(t, stackWatch(m), "already exists")
 }
 
 // The hook sees the stack go down in steps of the host's choosing, and a
@@ -54,7 +54,7 @@ func TestStackWatchHook(t *testing.T) {
 			return sp - step
 		}
 		v := newVMContext(context.WithValue(context.Background(), stackHookKey{}, hook), t, rt, cm, nil, false)
-		sp := v.mod.ExportedGlobal(StackPointerExport)
+		sp := v.mod.ExportedGlobal(stackPointerExport)
 		top := uint32(sp.Get())
 		mark := v.mod.ExportedGlobal(StackMarkExport)
 		require.NotNil(t, mark)

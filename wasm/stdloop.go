@@ -2,13 +2,13 @@ package wasm
 
 import "fmt"
 
-// StdLoopExport is the name under which ExportStdLoop exports QuickJS-NG's
+// stdLoopExport is the name under which ExportStdLoop exports QuickJS-NG's
 // js_std_loop.
-const StdLoopExport = "coderun_std_loop"
+const stdLoopExport = "coderun_std_loop"
 
 // ExportStdLoop exports js_std_loop (ctx) -> (), the libc routine that runs
 // every pending job and then polls the qjs:os handlers and timers (none can
-// exist once DropStdModules has run), as StdLoopExport.
+// exist once dropStdModules has run), as stdLoopExport.
 //
 // The module exports it only inside QJS_Eval, which runs it after every
 // evaluation, so the host drained the job queue by evaluating a trivial
@@ -22,17 +22,17 @@ func ExportStdLoop(m *Module) error {
 	if !ok1 || !ok2 {
 		return fmt.Errorf("wasm: export std loop: QJS_Eval or js_std_await is not exported")
 	}
-	body := m.Body(eval)
+	body := m.body(eval)
 	if body == nil {
 		return fmt.Errorf("wasm: export std loop: QJS_Eval is imported")
 	}
 	loop, found := uint32(0), false
 	for i, in := range body.Body {
-		if in.Op != OpCall || in.A != await {
+		if in.Op != opCall || in.A != await {
 			continue
 		}
 		for _, next := range body.Body[i+1:] {
-			if next.Op == OpCall {
+			if next.Op == opCall {
 				loop, found = next.A, true
 				break
 			}
@@ -42,11 +42,11 @@ func ExportStdLoop(m *Module) error {
 	if !found {
 		return fmt.Errorf("wasm: export std loop: no call follows js_std_await in QJS_Eval")
 	}
-	t, ok := m.FuncType(loop)
-	if !ok || len(t.Params) != 1 || t.Params[0] != I32 || len(t.Results) != 0 || m.Body(loop) == nil {
+	t, ok := m.funcType(loop)
+	if !ok || len(t.Params) != 1 || t.Params[0] != i32 || len(t.Results) != 0 || m.body(loop) == nil {
 		return fmt.Errorf("wasm: export std loop: function %d after js_std_await is not a defined (i32) -> ()", loop)
 	}
-	if err := m.addExport(Export{Name: StdLoopExport, Kind: ExternFunc, Index: loop}); err != nil {
+	if err := m.addExport(Export{Name: stdLoopExport, Kind: externFunc, Index: loop}); err != nil {
 		return fmt.Errorf("wasm: export std loop: %w", err)
 	}
 	return nil
@@ -55,7 +55,7 @@ func ExportStdLoop(m *Module) error {
 // exportedFunc returns the index of the function exported as name.
 func (m *Module) exportedFunc(name string) (uint32, bool) {
 	for _, e := range m.Exports {
-		if e.Kind == ExternFunc && e.Name == name {
+		if e.Kind == externFunc && e.Name == name {
 			return e.Index, true
 		}
 	}

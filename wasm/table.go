@@ -2,7 +2,7 @@ package wasm
 
 import "fmt"
 
-// DirectCalls replaces the module's function table by direct calls. Every
+// directCalls replaces the module's function table by direct calls. Every
 // call_indirect of type T becomes a call of an appended function with T's
 // parameters and an i32 table index, which selects by br_table the function
 // that the element segment puts at that index and calls it; an index with
@@ -18,7 +18,7 @@ import "fmt"
 // initialized by active segments of function indices at constant offsets,
 // and no instruction other than call_indirect that uses it; otherwise it
 // fails and changes nothing.
-func DirectCalls(m *Module) error {
+func directCalls(m *Module) error {
 	slots, err := m.tableSlots()
 	if err != nil {
 		return fmt.Errorf("wasm: direct calls: %w", err)
@@ -27,7 +27,7 @@ func DirectCalls(m *Module) error {
 	sites := map[uint32]bool{}
 	for i := range m.Code {
 		for _, in := range m.Code[i].Body {
-			if in.Op != OpCallIndirect {
+			if in.Op != opCallIndirect {
 				continue
 			}
 			if !sites[in.A] {
@@ -47,8 +47,8 @@ func DirectCalls(m *Module) error {
 	for i := range m.Code[:len(m.Code)-len(typeOrder)] {
 		body := m.Code[i].Body
 		for k := range body {
-			if body[k].Op == OpCallIndirect {
-				body[k] = Indexed(OpCall, selectors[body[k].A])
+			if body[k].Op == opCallIndirect {
+				body[k] = indexed(opCall, selectors[body[k].A])
 			}
 		}
 	}
@@ -57,26 +57,26 @@ func DirectCalls(m *Module) error {
 }
 
 // tableSlots checks that the module's only table can be replaced (see
-// DirectCalls) and returns its initial contents: the function at each index,
+// directCalls) and returns its initial contents: the function at each index,
 // or -1 for an empty slot.
 func (m *Module) tableSlots() ([]int64, error) {
-	if m.numImported(ExternTable) != 0 || len(m.Tables) != 1 || m.Tables[0].RefType != FuncRef {
+	if m.numImported(externTable) != 0 || len(m.Tables) != 1 || m.Tables[0].RefType != funcRef {
 		return nil, fmt.Errorf("the module has no single defined funcref table")
 	}
 	for _, x := range m.Exports {
-		if x.Kind == ExternTable {
+		if x.Kind == externTable {
 			return nil, fmt.Errorf("the table is exported as %q", x.Name)
 		}
 	}
 	for i := range m.Code {
 		for _, in := range m.Code[i].Body {
 			switch in.Op {
-			case OpCallIndirect:
+			case opCallIndirect:
 				if in.B != 0 {
 					return nil, fmt.Errorf("call_indirect of table %d", in.B)
 				}
-			case OpTableGet, OpTableSet, OpTableGrow, OpTableSize, OpTableFill, OpTableCopy, OpTableInit, OpElemDrop, OpRefFunc:
-				return nil, fmt.Errorf("function %d uses the table (%s)", m.NumImportedFuncs()+uint32(i), in.Op)
+			case opTableGet, opTableSet, opTableGrow, opTableSize, opTableFill, opTableCopy, opTableInit, opElemDrop, opRefFunc:
+				return nil, fmt.Errorf("function %d uses the table (%s)", m.numImportedFuncs()+uint32(i), in.Op)
 			}
 		}
 	}
@@ -89,10 +89,10 @@ func (m *Module) tableSlots() ([]int64, error) {
 		slots[i] = -1
 	}
 	for _, e := range m.Elements {
-		if e.Flags != 0 || len(e.Offset) != 2 || e.Offset[0].Op != OpI32Const || e.Offset[1].Op != OpEnd {
+		if e.Flags != 0 || len(e.Offset) != 2 || e.Offset[0].Op != opI32Const || e.Offset[1].Op != opEnd {
 			return nil, fmt.Errorf("an element segment is not active with a constant offset and function indices")
 		}
-		off := uint64(uint32(e.Offset[0].I32()))
+		off := uint64(uint32(e.Offset[0].i32()))
 		if off+uint64(len(e.Funcs)) > uint64(size) {
 			return nil, fmt.Errorf("an element segment does not fit in the table")
 		}
@@ -114,7 +114,7 @@ func (m *Module) addSelector(t FuncType, slots []int64) uint32 {
 			continue
 		}
 		f := uint32(s)
-		if ft, ok := m.FuncType(f); ok && ft.Equal(t) {
+		if ft, ok := m.funcType(f); ok && ft.Equal(t) {
 			if _, ok := caseOf[f]; !ok {
 				caseOf[f] = uint32(len(cases))
 				cases = append(cases, f)
@@ -132,17 +132,17 @@ func (m *Module) addSelector(t FuncType, slots []int64) uint32 {
 	index := uint32(len(t.Params))
 	body := make([]Instr, 0, int(n+1)*(len(t.Params)+4)+2)
 	for range n + 1 {
-		body = append(body, BlockInstr(OpBlock, BlockEmpty))
+		body = append(body, blockInstr(opBlock, blockEmpty))
 	}
-	body = append(body, Indexed(OpLocalGet, index), Instr{Op: OpBrTable, Vec: labels, A: n})
+	body = append(body, indexed(opLocalGet, index), Instr{Op: opBrTable, Vec: labels, A: n})
 	for _, f := range cases {
-		body = append(body, Simple(OpEnd))
+		body = append(body, simple(opEnd))
 		for i := range t.Params {
-			body = append(body, Indexed(OpLocalGet, uint32(i)))
+			body = append(body, indexed(opLocalGet, uint32(i)))
 		}
-		body = append(body, Indexed(OpCall, f), Simple(OpReturn))
+		body = append(body, indexed(opCall, f), simple(opReturn))
 	}
-	body = append(body, Simple(OpEnd), Simple(OpUnreachable), Simple(OpEnd))
-	params := append(append([]ValType(nil), t.Params...), I32)
+	body = append(body, simple(opEnd), simple(opUnreachable), simple(opEnd))
+	params := append(append([]ValType(nil), t.Params...), i32)
 	return m.addFunc(FuncType{Params: params, Results: t.Results}, nil, body)
 }

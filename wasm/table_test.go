@@ -11,39 +11,39 @@ import (
 func TestDirectCalls(t *testing.T) {
 	m := decodeQuickJS(t)
 	funcs := len(m.Code)
-	require.NoError(t, DirectCalls(m))
+	require.NoError(t, directCalls(m))
 	require.Empty(t, m.Tables)
 	require.Empty(t, m.Elements)
-	require.Zero(t, countOps(m, OpCallIndirect))
+	require.Zero(t, countOps(m, opCallIndirect))
 	require.Len(t, m.Code, funcs+30, "one selector per call_indirect type")
 
 	// The interrupt handler's type selects it at its table index, and
 	// nothing at the indices of functions of other types.
-	handler, _ := m.FuncType(QuickJSInterruptHandler)
-	sel := m.NumImportedFuncs() + uint32(funcs)
-	for ; sel < m.NumImportedFuncs()+uint32(len(m.Code)); sel++ {
-		ft, _ := m.FuncType(sel)
-		if ft.Equal(FuncType{Params: append(append([]ValType(nil), handler.Params...), I32), Results: handler.Results}) {
+	handler, _ := m.funcType(quickJSInterruptHandler)
+	sel := m.numImportedFuncs() + uint32(funcs)
+	for ; sel < m.numImportedFuncs()+uint32(len(m.Code)); sel++ {
+		ft, _ := m.funcType(sel)
+		if ft.Equal(FuncType{Params: append(append([]ValType(nil), handler.Params...), i32), Results: handler.Results}) {
 			break
 		}
 	}
-	body := m.Body(sel).Body
+	body := m.body(sel).Body
 	var table Instr
 	var calls []uint32
 	for _, in := range body {
 		switch in.Op {
-		case OpBrTable:
+		case opBrTable:
 			table = in
-		case OpCall:
+		case opCall:
 			calls = append(calls, in.A)
 		}
 	}
 	require.Len(t, table.Vec, 542)
 	require.Equal(t, table.A, table.Vec[0], "index 0 is empty: it traps")
-	require.Equal(t, QuickJSInterruptHandler, calls[table.Vec[QuickJSInterruptTableIndex]])
+	require.Equal(t, quickJSInterruptHandler, calls[table.Vec[QuickJSInterruptTableIndex]])
 	for i, l := range table.Vec {
 		if l != table.A {
-			ft, _ := m.FuncType(calls[l])
+			ft, _ := m.funcType(calls[l])
 			require.True(t, ft.Equal(handler), "index %d", i)
 		}
 	}
@@ -54,9 +54,9 @@ func TestDirectCalls(t *testing.T) {
 		want string
 	}{
 		{"no table", func(m *Module) { m.Tables = nil }, "no single defined funcref table"},
-		{"exported", func(m *Module) { m.Exports = append(m.Exports, Export{Name: "t", Kind: ExternTable}) }, `exported as "t"`},
+		{"exported", func(m *Module) { m.Exports = append(m.Exports, Export{Name: "t", Kind: externTable}) }, `exported as "t"`},
 		{"table.size", func(m *Module) {
-			m.Code[0].Body = append([]Instr{Indexed(OpTableSize, 0), Simple(OpDrop)}, m.Code[0].Body...)
+			m.Code[0].Body = append([]Instr{indexed(opTableSize, 0), simple(opDrop)}, m.Code[0].Body...)
 		}, "uses the table"},
 		{"passive segment", func(m *Module) { m.Elements[0].Flags = 1 }, "not active"},
 		{"segment too long", func(m *Module) { m.Tables[0].Limits.Min = 10 }, "does not fit"},
@@ -64,9 +64,9 @@ func TestDirectCalls(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			m := decodeQuickJS(t)
 			tc.edit(m)
-			calls := countOps(m, OpCallIndirect)
-			require.ErrorContains(t, DirectCalls(m), tc.want)
-			require.Equal(t, calls, countOps(m, OpCallIndirect), "nothing changed")
+			calls := countOps(m, opCallIndirect)
+			require.ErrorContains(t, directCalls(m), tc.want)
+			require.Equal(t, calls, countOps(m, opCallIndirect), "nothing changed")
 		})
 	}
 }
@@ -76,16 +76,16 @@ func TestDirectCalls(t *testing.T) {
 func TestDirectCallsTrap(t *testing.T) {
 	m := decodeQuickJS(t)
 	funcs := len(m.Code)
-	require.NoError(t, DirectCalls(m))
-	handler, _ := m.FuncType(QuickJSInterruptHandler)
+	require.NoError(t, directCalls(m))
+	handler, _ := m.funcType(quickJSInterruptHandler)
 	var sel uint32
 	for i := funcs; i < len(m.Code); i++ {
-		ft, _ := m.FuncType(m.NumImportedFuncs() + uint32(i))
-		if ft.Equal(FuncType{Params: append(append([]ValType(nil), handler.Params...), I32), Results: handler.Results}) {
-			sel = m.NumImportedFuncs() + uint32(i)
+		ft, _ := m.funcType(m.numImportedFuncs() + uint32(i))
+		if ft.Equal(FuncType{Params: append(append([]ValType(nil), handler.Params...), i32), Results: handler.Results}) {
+			sel = m.numImportedFuncs() + uint32(i)
 		}
 	}
-	require.NoError(t, m.addExport(Export{Name: "select", Kind: ExternFunc, Index: sel}))
+	require.NoError(t, m.addExport(Export{Name: "select", Kind: externFunc, Index: sel}))
 	bin, err := m.Encode()
 	require.NoError(t, err)
 	rt := newTestRuntime(t, wazero.NewRuntimeConfigCompiler())

@@ -11,7 +11,7 @@ import (
 	"github.com/tetratelabs/wazero"
 
 	"github.com/coderun/coderun/budget"
-	"github.com/coderun/coderun/runtime/quickjs"
+	"github.com/coderun/coderun/internal/quickjs"
 	"github.com/coderun/coderun/wasm"
 	"github.com/coderun/coderun/wasm/upstream"
 )
@@ -42,15 +42,15 @@ const maxOutput = 1 << 20
 //go:embed helper.js
 var helperJS string
 
-// Engine runs tests on the engine alone: the hardened QuickJS-NG module
+// engine runs tests on the engine alone: the hardened QuickJS-NG module
 // coderun uses, without coderun's prelude, transpiler or host.
-type Engine struct {
+type engine struct {
 	qe *quickjs.Engine
 }
 
-// NewEngine hardens and compiles the module; cacheDir, when set, keeps
+// newEngine hardens and compiles the module; cacheDir, when set, keeps
 // wazero's compiled code between processes.
-func NewEngine(ctx context.Context, cacheDir string) (*Engine, error) {
+func newEngine(ctx context.Context, cacheDir string) (*engine, error) {
 	hardened, err := wasm.Harden(upstream.Module(), wasm.FuelConfig{InterruptCost: budget.InterruptCost, BackEdges: true})
 	if err != nil {
 		return nil, err
@@ -65,35 +65,35 @@ func NewEngine(ctx context.Context, cacheDir string) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Engine{qe: qe}, nil
+	return &engine{qe: qe}, nil
 }
 
 // Close releases the engine.
-func (e *Engine) Close(ctx context.Context) error { return e.qe.Close(ctx) }
+func (e *engine) Close(ctx context.Context) error { return e.qe.Close(ctx) }
 
-// Status is how a run ended.
-type Status int
+// status is how a run ended.
+type status int
 
 // The statuses of a run.
 const (
-	// Completed: the script ran, or the program's promise resolved.
-	Completed Status = iota
-	// Threw: the script or the program threw (or did not compile).
-	Threw
-	// Pending: the program's promise never settled.
-	Pending
-	// Fault: the instance failed (a trap, the fuel or memory ran out), or
+	// completed: the script ran, or the program's promise resolved.
+	completed status = iota
+	// threw: the script or the program threw (or did not compile).
+	threw
+	// pending: the program's promise never settled.
+	pending
+	// fault: the instance failed (a trap, the fuel or memory ran out), or
 	// coderun ended the run other than by an exception.
-	Fault
+	fault
 )
 
-func (s Status) String() string {
+func (s status) String() string {
 	return [...]string{"completed", "threw", "pending", "fault"}[s]
 }
 
-// Outcome is what one run of a test did.
-type Outcome struct {
-	Status Status
+// outcome is what one run of a test did.
+type outcome struct {
+	Status status
 	// Name is the thrown value's constructor name (Threw).
 	Name string
 	// Detail is the thrown value's message, the fault, or the value.
@@ -102,25 +102,25 @@ type Outcome struct {
 	Output string
 }
 
-// Prologue is a script the engine runs before the test (for the
-// Neutralized mode).
-type Prologue string
+// prologue is a script the engine runs before the test (for the
+// neutralized mode).
+type prologue string
 
-// RunScript evaluates src as one global script (strict when it starts with
+// runScript evaluates src as one global script (strict when it starts with
 // a "use strict" directive), then runs every pending job.
 //
 // The script's completion value is made undefined: the module's eval
 // export awaits a promise completion value, and a test whose last
 // statement makes a promise that never settles would wait forever.
-func (e *Engine) RunScript(ctx context.Context, src string, pro Prologue) Outcome {
-	return e.run(ctx, pro, true, func(r *engineRun) Outcome {
+func (e *engine) runScript(ctx context.Context, src string, pro prologue) outcome {
+	return e.run(ctx, pro, true, func(r *engineRun) outcome {
 		o := r.script(src)
 		o.Output = r.host.out.String()
 		return o
 	})
 }
 
-func (r *engineRun) script(src string) Outcome {
+func (r *engineRun) script(src string) outcome {
 	v, err := r.in.Eval(src+"\n;void 0;\n", "test.js", quickjs.EvalGlobal)
 	if err != nil {
 		return r.fault(err)
@@ -128,34 +128,34 @@ func (r *engineRun) script(src string) Outcome {
 	if v.IsException() {
 		return r.thrown()
 	}
-	return r.drain(Outcome{Status: Completed})
+	return r.drain(outcome{Status: completed})
 }
 
-// RunBody evaluates body as coderun evaluates a program: the function
+// runBody evaluates body as coderun evaluates a program: the function
 // expression it is wrapped in is evaluated as a script, called, and its
 // promise watched while every pending job runs.
-func (e *Engine) RunBody(ctx context.Context, body string, pro Prologue) Outcome {
-	return e.run(ctx, pro, false, func(r *engineRun) Outcome {
+func (e *engine) runBody(ctx context.Context, body string, pro prologue) outcome {
+	return e.run(ctx, pro, false, func(r *engineRun) outcome {
 		o := r.body(body)
 		out := r.host.out.String()
 		// The helper printed how the promise settled, after what the
 		// program printed.
 		i := strings.LastIndex(out, settledMark)
-		if o.Status != Pending || i < 0 {
+		if o.Status != pending || i < 0 {
 			o.Output = out
 			return o
 		}
 		verdict, rest, _ := strings.Cut(strings.TrimSuffix(out[i+len(settledMark):], "\n"), " ")
 		if verdict == "ok" {
-			return Outcome{Status: Completed, Detail: rest, Output: out[:i]}
+			return outcome{Status: completed, Detail: rest, Output: out[:i]}
 		}
 		name, msg, _ := strings.Cut(rest, "\x01")
-		return Outcome{Status: Threw, Name: name, Detail: msg, Output: out[:i]}
+		return outcome{Status: threw, Name: name, Detail: msg, Output: out[:i]}
 	})
 }
 
-func (r *engineRun) body(body string) Outcome {
-	fn, err := r.in.Eval(WrapBody(body), "program.ts", quickjs.EvalGlobal)
+func (r *engineRun) body(body string) outcome {
+	fn, err := r.in.Eval(wrapBody(body), "program.ts", quickjs.EvalGlobal)
 	if err != nil {
 		return r.fault(err)
 	}
@@ -174,14 +174,14 @@ func (r *engineRun) body(body string) Outcome {
 	} else if v.IsException() {
 		return r.thrown()
 	}
-	return r.drain(Outcome{Status: Pending})
+	return r.drain(outcome{Status: pending})
 }
 
 // settledMark starts the line helper.js prints when the program settled.
 const settledMark = "\x02test262:settled "
 
-// WrapBody places body where coderun places a program (runtime/transpile).
-func WrapBody(body string) string {
+// wrapBody places body where coderun places a program (runtime/internal/transpile).
+func wrapBody(body string) string {
 	return "(async function __dsh_main__() { \"use strict\";\n" + body + "\n})"
 }
 
@@ -192,16 +192,16 @@ type engineRun struct {
 	helper quickjs.Value
 }
 
-func (e *Engine) run(ctx context.Context, pro Prologue, globalPrint bool, f func(*engineRun) Outcome) Outcome {
+func (e *engine) run(ctx context.Context, pro prologue, globalPrint bool, f func(*engineRun) outcome) outcome {
 	h := &engineHost{}
 	in, err := e.qe.Instantiate(ctx, h)
 	if err != nil {
-		return Outcome{Status: Fault, Detail: err.Error()}
+		return outcome{Status: fault, Detail: err.Error()}
 	}
 	defer in.Close(context.Background())
 	r := &engineRun{in: in, host: h}
 	if err := r.init(pro, globalPrint); err != nil {
-		return Outcome{Status: Fault, Detail: "setting up the instance: " + err.Error()}
+		return outcome{Status: fault, Detail: "setting up the instance: " + err.Error()}
 	}
 	return f(r)
 }
@@ -209,7 +209,7 @@ func (e *Engine) run(ctx context.Context, pro Prologue, globalPrint bool, f func
 // importError is what coderun's snapshot answers every import() with.
 const importError = "modules are not available"
 
-func (r *engineRun) init(pro Prologue, globalPrint bool) error {
+func (r *engineRun) init(pro prologue, globalPrint bool) error {
 	if err := r.in.Warm(); err != nil {
 		return err
 	}
@@ -271,7 +271,7 @@ func (r *engineRun) exceptionText() string {
 }
 
 // thrown takes the pending exception and names it.
-func (r *engineRun) thrown() Outcome {
+func (r *engineRun) thrown() outcome {
 	exc, err := r.in.TakeException()
 	if err != nil {
 		return r.fault(err)
@@ -281,18 +281,18 @@ func (r *engineRun) thrown() Outcome {
 		return r.fault(err)
 	}
 	if v.IsException() {
-		return Outcome{Status: Threw, Name: "?", Detail: "naming the thrown value threw"}
+		return outcome{Status: threw, Name: "?", Detail: "naming the thrown value threw"}
 	}
 	s, err := r.in.String(v)
 	if err != nil {
 		return r.fault(err)
 	}
 	name, msg, _ := strings.Cut(s, "\x01")
-	return Outcome{Status: Threw, Name: name, Detail: msg}
+	return outcome{Status: threw, Name: name, Detail: msg}
 }
 
 // drain runs every pending job; o is the outcome when none throws.
-func (r *engineRun) drain(o Outcome) Outcome {
+func (r *engineRun) drain(o outcome) outcome {
 	exc, err := r.in.RunJobs()
 	if err != nil {
 		return r.fault(err)
@@ -303,7 +303,7 @@ func (r *engineRun) drain(o Outcome) Outcome {
 	return o
 }
 
-func (r *engineRun) fault(err error) Outcome {
+func (r *engineRun) fault(err error) outcome {
 	s := err.Error()
 	if i := strings.Index(s, "\n"); i >= 0 {
 		s = s[:i]
@@ -311,7 +311,7 @@ func (r *engineRun) fault(err error) Outcome {
 	if r.in != nil && errors.Is(err, errFuel) {
 		s = "fuel exhausted"
 	}
-	return Outcome{Status: Fault, Detail: s}
+	return outcome{Status: fault, Detail: s}
 }
 
 // errFuel ends a run of the engine alone that spent engineFuel.

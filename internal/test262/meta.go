@@ -53,11 +53,11 @@ func (m Meta) Has(f string) bool { return slices.Contains(m.Flags, f) }
 // errNoMeta is the error of a test without a frontmatter.
 var errNoMeta = errors.New("test262: no /*--- ---*/ frontmatter")
 
-// ParseMeta reads the frontmatter of a test's source: the keys includes,
+// parseMeta reads the frontmatter of a test's source: the keys includes,
 // flags, features and negative. It understands the subset of YAML test262
 // uses for them: inline lists ([a, b]), block lists (- a) and the
 // two-key negative map; every other key is skipped with its block.
-func ParseMeta(src string) (Meta, error) {
+func parseMeta(src string) (Meta, error) {
 	start := strings.Index(src, "/*---")
 	if start < 0 {
 		return Meta{}, errNoMeta

@@ -63,7 +63,7 @@ includes:
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := ParseMeta(tt.src)
+			got, err := parseMeta(tt.src)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -72,7 +72,7 @@ includes:
 			}
 		})
 	}
-	if _, err := ParseMeta("x = 1"); err == nil {
+	if _, err := parseMeta("x = 1"); err == nil {
 		t.Error("a test without a frontmatter parsed")
 	}
 }
@@ -82,26 +82,26 @@ func TestPassed(t *testing.T) {
 	tests := []struct {
 		name    string
 		meta    Meta
-		o       Outcome
+		o       outcome
 		program bool
 		want    bool
 	}{
-		{"sync completes", Meta{}, Outcome{Status: Completed}, false, true},
-		{"sync throws", Meta{}, Outcome{Status: Threw, Name: "Test262Error"}, false, false},
-		{"sync faults", Meta{}, Outcome{Status: Fault}, true, false},
-		{"negative right type", Meta{Negative: neg}, Outcome{Status: Threw, Name: "SyntaxError"}, false, true},
-		{"negative wrong type", Meta{Negative: neg}, Outcome{Status: Threw, Name: "(string)"}, false, false},
-		{"negative completes", Meta{Negative: neg}, Outcome{Status: Completed}, true, false},
-		{"async script reports", Meta{Flags: []string{"async"}}, Outcome{Status: Completed, Output: "x\nTest262:AsyncTestComplete\n"}, false, true},
-		{"async script fails", Meta{Flags: []string{"async"}}, Outcome{Status: Completed, Output: "Test262:AsyncTestFailure:Test262Error: no\n"}, false, false},
-		{"async script silent", Meta{Flags: []string{"async"}}, Outcome{Status: Completed}, false, false},
-		{"async program reports", Meta{Flags: []string{"async"}}, Outcome{Status: Completed, Detail: `"Test262:AsyncTestComplete"`}, true, true},
-		{"async program fails", Meta{Flags: []string{"async"}}, Outcome{Status: Completed, Detail: `"Test262:AsyncTestFailure:x"`}, true, false},
-		{"async program pending", Meta{Flags: []string{"async"}}, Outcome{Status: Pending}, true, false},
+		{"sync completes", Meta{}, outcome{Status: completed}, false, true},
+		{"sync throws", Meta{}, outcome{Status: threw, Name: "Test262Error"}, false, false},
+		{"sync faults", Meta{}, outcome{Status: fault}, true, false},
+		{"negative right type", Meta{Negative: neg}, outcome{Status: threw, Name: "SyntaxError"}, false, true},
+		{"negative wrong type", Meta{Negative: neg}, outcome{Status: threw, Name: "(string)"}, false, false},
+		{"negative completes", Meta{Negative: neg}, outcome{Status: completed}, true, false},
+		{"async script reports", Meta{Flags: []string{"async"}}, outcome{Status: completed, Output: "x\nTest262:AsyncTestComplete\n"}, false, true},
+		{"async script fails", Meta{Flags: []string{"async"}}, outcome{Status: completed, Output: "Test262:AsyncTestFailure:Test262Error: no\n"}, false, false},
+		{"async script silent", Meta{Flags: []string{"async"}}, outcome{Status: completed}, false, false},
+		{"async program reports", Meta{Flags: []string{"async"}}, outcome{Status: completed, Detail: `"Test262:AsyncTestComplete"`}, true, true},
+		{"async program fails", Meta{Flags: []string{"async"}}, outcome{Status: completed, Detail: `"Test262:AsyncTestFailure:x"`}, true, false},
+		{"async program pending", Meta{Flags: []string{"async"}}, outcome{Status: pending}, true, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, why := (&Test{Meta: tt.meta}).Passed(tt.o, tt.program)
+			got, why := (&Test{Meta: tt.meta}).passed(tt.o, tt.program)
 			if got != tt.want {
 				t.Errorf("Passed = %v (%s), want %v", got, why, tt.want)
 			}

@@ -12,41 +12,41 @@ func TestRunnerClassifies(t *testing.T) {
 		t.Skip("compiles the engine")
 	}
 	ctx := context.Background()
-	suite, err := NewSuite("testdata/suite")
+	suite, err := newSuite("testdata/suite")
 	if err != nil {
 		t.Fatal(err)
 	}
-	engine, err := NewEngine(ctx, "")
+	engine, err := newEngine(ctx, "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer engine.Close(ctx)
-	cr, err := NewCoderun()
+	cr, err := newCoderun()
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer cr.Close(ctx)
-	r := &Runner{Suite: suite, Engine: engine, Coderun: cr}
+	r := &runner{Suite: suite, Engine: engine, Coderun: cr}
 	tests := []struct {
 		path  string
 		class Class
 		skip  string
 	}{
-		{"cases/pass.js", Pass, ""},
-		{"cases/negative.js", Pass, ""},
-		{"cases/async.js", Pass, ""},
-		{"cases/async-fails.js", EngineFails, ""},
-		{"cases/engine-fails.js", EngineFails, ""},
-		{"cases/top-level-this.js", InherentBody, ""},
-		{"cases/sloppy.js", InherentSloppy, ""},
-		{"cases/neutralized.js", Neutralized, ""},
-		{"cases/host.js", Skipped, "$262"},
-		{"cases/module.js", Skipped, "module"},
+		{"cases/pass.js", pass, ""},
+		{"cases/negative.js", pass, ""},
+		{"cases/async.js", pass, ""},
+		{"cases/async-fails.js", engineFails, ""},
+		{"cases/engine-fails.js", engineFails, ""},
+		{"cases/top-level-this.js", inherentBody, ""},
+		{"cases/sloppy.js", inherentSloppy, ""},
+		{"cases/neutralized.js", neutralized, ""},
+		{"cases/host.js", skipped, "$262"},
+		{"cases/module.js", skipped, "module"},
 		{"cases/template-object.js", Machinery, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.path, func(t *testing.T) {
-			res, err := r.Run(ctx, tt.path)
+			res, err := r.run(ctx, tt.path)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -13,25 +13,25 @@ import (
 	"github.com/coderun/coderun"
 )
 
-// Suite is a test262 checkout: its harness files, read once.
-type Suite struct {
+// suite is a test262 checkout: its harness files, read once.
+type suite struct {
 	Dir     string
 	mu      sync.Mutex
 	harness map[string]string
 }
 
-// NewSuite checks that dir is a test262 checkout.
-func NewSuite(dir string) (*Suite, error) {
+// newSuite checks that dir is a test262 checkout.
+func newSuite(dir string) (*suite, error) {
 	for _, p := range []string{"harness/assert.js", "test"} {
 		if _, err := os.Stat(filepath.Join(dir, p)); err != nil {
 			return nil, fmt.Errorf("test262: %s is not a test262 checkout: %w", dir, err)
 		}
 	}
-	return &Suite{Dir: dir, harness: map[string]string{}}, nil
+	return &suite{Dir: dir, harness: map[string]string{}}, nil
 }
 
 // Harness returns the text of a harness file.
-func (s *Suite) Harness(name string) (string, error) {
+func (s *suite) Harness(name string) (string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if h, ok := s.harness[name]; ok {
@@ -48,7 +48,7 @@ func (s *Suite) Harness(name string) (string, error) {
 // Select lists the tests under each of dirs (relative to test/), sorted,
 // keeping every nth of each directory (the first, the n+1st, ...), and
 // leaving out fixtures and paths that start with one of excluded.
-func (s *Suite) Select(dirs, excluded []string, every int) ([]string, error) {
+func (s *suite) Select(dirs, excluded []string, every int) ([]string, error) {
 	if every < 1 {
 		every = 1
 	}
@@ -90,27 +90,27 @@ type Test struct {
 	Meta   Meta
 }
 
-// Load reads the test at path (relative to test/).
-func (s *Suite) Load(path string) (*Test, error) {
+// load reads the test at path (relative to test/).
+func (s *suite) load(path string) (*Test, error) {
 	b, err := os.ReadFile(filepath.Join(s.Dir, "test", path))
 	if err != nil {
 		return nil, err
 	}
-	m, err := ParseMeta(string(b))
+	m, err := parseMeta(string(b))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return &Test{Path: path, Source: string(b), Meta: m}, nil
 }
 
-// Strict reports whether the engine alone runs the test in strict mode:
+// strict reports whether the engine alone runs the test in strict mode:
 // unless the test is noStrict or raw. (test262 runs a test without
 // either flag in both modes; coderun runs every program in strict mode,
 // so the strict run is the one to compare.)
-func (t *Test) Strict() bool { return !t.Meta.Has("noStrict") && !t.Meta.Has("raw") }
+func (t *Test) strict() bool { return !t.Meta.Has("noStrict") && !t.Meta.Has("raw") }
 
 // harness returns the harness files the test needs, concatenated.
-func (s *Suite) harnessFor(t *Test) (string, error) {
+func (s *suite) harnessFor(t *Test) (string, error) {
 	if t.Meta.Has("raw") {
 		return "", nil
 	}
@@ -131,14 +131,14 @@ func (s *Suite) harnessFor(t *Test) (string, error) {
 	return b.String(), nil
 }
 
-// ScriptSource is the global script the engine alone runs: the harness
+// scriptSource is the global script the engine alone runs: the harness
 // and the test, after a "use strict" directive when the test runs strict.
-func (s *Suite) ScriptSource(t *Test) (string, error) {
+func (s *suite) scriptSource(t *Test) (string, error) {
 	h, err := s.harnessFor(t)
 	if err != nil {
 		return "", err
 	}
-	if t.Strict() {
+	if t.strict() {
 		return "\"use strict\";\n" + h + t.Source, nil
 	}
 	return h + t.Source, nil
@@ -157,10 +157,10 @@ const (
 	asyncSuffix = "\n;return await __t262Done;\n"
 )
 
-// BodySource is the program coderun runs (and the Body mode wraps): the
+// bodySource is the program coderun runs (and the Body mode wraps): the
 // harness and the test, with the async prefix and suffix for an async
 // test.
-func (s *Suite) BodySource(t *Test) (string, error) {
+func (s *suite) bodySource(t *Test) (string, error) {
 	h, err := s.harnessFor(t)
 	if err != nil {
 		return "", err
@@ -174,16 +174,16 @@ func (s *Suite) BodySource(t *Test) (string, error) {
 // asyncComplete is what an async test reports when it passed.
 const asyncComplete = "Test262:AsyncTestComplete"
 
-// Passed reports whether the outcome of a run of t is a pass, and why not.
+// passed reports whether the outcome of a run of t is a pass, and why not.
 // For an async test run as a program, the program's value is its report.
-func (t *Test) Passed(o Outcome, program bool) (bool, string) {
+func (t *Test) passed(o outcome, program bool) (bool, string) {
 	if n := t.Meta.Negative; n != nil {
-		if o.Status == Threw && o.Name == n.Type {
+		if o.Status == threw && o.Name == n.Type {
 			return true, ""
 		}
 		return false, fmt.Sprintf("expected %s (%s), got %s", n.Type, n.Phase, describe(o))
 	}
-	if o.Status != Completed {
+	if o.Status != completed {
 		return false, describe(o)
 	}
 	if !t.Meta.Has("async") {
@@ -203,11 +203,11 @@ func (t *Test) Passed(o Outcome, program bool) (bool, string) {
 	return false, "no async completion; printed " + clip(o.Output, 200)
 }
 
-func describe(o Outcome) string {
+func describe(o outcome) string {
 	switch o.Status {
-	case Threw:
+	case threw:
 		return "threw " + o.Name + ": " + clip(o.Detail, 300)
-	case Completed:
+	case completed:
 		return "completed"
 	default:
 		return o.Status.String() + ": " + clip(o.Detail, 300)
@@ -226,7 +226,7 @@ func clip(s string, n int) string {
 var needsHost = regexp.MustCompile(`\$262\b`)
 
 // Skip reports why a test is not run, or "".
-func (s *Suite) Skip(t *Test) string {
+func (s *suite) Skip(t *Test) string {
 	if t.Meta.Has("module") {
 		return "module"
 	}
@@ -249,9 +249,9 @@ type Coderun struct {
 	rt *coderun.Runtime
 }
 
-// NewCoderun makes the runtime that runs the programs, with coderun's
+// newCoderun makes the runtime that runs the programs, with coderun's
 // default configuration.
-func NewCoderun() (*Coderun, error) {
+func newCoderun() (*Coderun, error) {
 	rt, err := coderun.New(coderun.DefaultConfig())
 	if err != nil {
 		return nil, err
@@ -262,21 +262,21 @@ func NewCoderun() (*Coderun, error) {
 // Close releases the runtime.
 func (c *Coderun) Close(ctx context.Context) error { return c.rt.Close(ctx) }
 
-// Run runs body as a program.
-func (c *Coderun) Run(ctx context.Context, body string) Outcome {
+// run runs body as a program.
+func (c *Coderun) run(ctx context.Context, body string) outcome {
 	res, err := c.rt.Run(ctx, coderun.Request{Program: body})
 	if err != nil {
-		return Outcome{Status: Fault, Detail: err.Error()}
+		return outcome{Status: fault, Detail: err.Error()}
 	}
 	out := strings.Join(res.Logs, "\n")
 	if res.Error == nil {
-		return Outcome{Status: Completed, Detail: string(res.Value), Output: out}
+		return outcome{Status: completed, Detail: string(res.Value), Output: out}
 	}
 	if res.Error.Kind != coderun.Exception {
-		return Outcome{Status: Fault, Detail: string(res.Error.Kind) + ": " + res.Error.Message, Output: out}
+		return outcome{Status: fault, Detail: string(res.Error.Kind) + ": " + res.Error.Message, Output: out}
 	}
 	name, msg := errorName(res.Error.Message)
-	return Outcome{Status: Threw, Name: name, Detail: msg, Output: out}
+	return outcome{Status: threw, Name: name, Detail: msg, Output: out}
 }
 
 var errorHead = regexp.MustCompile(`^([A-Za-z_$][\w$]*)(?::\s|\n|$)`)

@@ -36,7 +36,7 @@ func TestTest262(t *testing.T) {
 		t.Skip("set CODERUN_TEST262 to a test262 checkout to measure (docs/test262.md)")
 	}
 	ctx := context.Background()
-	suite, err := NewSuite(dir)
+	suite, err := newSuite(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,12 +48,12 @@ func TestTest262(t *testing.T) {
 	if cache != "" {
 		cache = filepath.Join(cache, "coderun", "test262-wazero")
 	}
-	engine, err := NewEngine(ctx, cache)
+	engine, err := newEngine(ctx, cache)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer engine.Close(ctx)
-	cr, err := NewCoderun()
+	cr, err := newCoderun()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,13 +70,13 @@ func TestTest262(t *testing.T) {
 	w := bufio.NewWriter(f)
 	defer w.Flush()
 
-	r := &Runner{Suite: suite, Engine: engine, Coderun: cr}
-	sum := Summary{}
+	r := &runner{Suite: suite, Engine: engine, Coderun: cr}
+	sum := summary{}
 	var machinery []Result
 	start := time.Now()
 	for i, p := range paths {
 		t0 := time.Now()
-		res, err := r.Run(ctx, p)
+		res, err := r.run(ctx, p)
 		if d := time.Since(t0); d > 2*time.Second {
 			t.Logf("slow: %s took %v", p, d.Round(time.Millisecond))
 		}
@@ -88,7 +88,7 @@ func TestTest262(t *testing.T) {
 		if res.Class == Machinery {
 			machinery = append(machinery, res)
 		}
-		if res.Class != Pass && res.Class != Skipped {
+		if res.Class != pass && res.Class != skipped {
 			b, _ := json.Marshal(res)
 			w.Write(append(b, '\n'))
 		}
@@ -112,7 +112,7 @@ func TestTest262(t *testing.T) {
 
 // selectTests lists the tests of spec (dir or dir:every, comma-separated),
 // or of defaultSubset when spec is empty.
-func selectTests(s *Suite, spec string) ([]string, error) {
+func selectTests(s *suite, spec string) ([]string, error) {
 	type part struct {
 		dir   string
 		every int

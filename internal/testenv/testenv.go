@@ -11,9 +11,9 @@ import (
 	"testing"
 )
 
-// RequireNodeEnv is the environment variable that turns the skips of this
+// requireNodeEnv is the environment variable that turns the skips of this
 // package into failures when it is "1".
-const RequireNodeEnv = "CODERUN_REQUIRE_NODE"
+const requireNodeEnv = "CODERUN_REQUIRE_NODE"
 
 // Missing ends t because something it needs is missing. The message is
 // format and args (what is missing and why it is needed) followed by how to
@@ -21,11 +21,11 @@ const RequireNodeEnv = "CODERUN_REQUIRE_NODE"
 func Missing(t testing.TB, format string, args ...any) {
 	t.Helper()
 	msg := fmt.Sprintf(format, args...)
-	if os.Getenv(RequireNodeEnv) == "1" {
-		t.Fatal(msg + " (" + RequireNodeEnv + "=1 makes this a failure rather than a skip)")
+	if os.Getenv(requireNodeEnv) == "1" {
+		t.Fatal(msg + " (" + requireNodeEnv + "=1 makes this a failure rather than a skip)")
 		return
 	}
-	t.Skip(msg + " (skipped: scripts/test provides it and sets " + RequireNodeEnv + "=1, which makes this a failure)")
+	t.Skip(msg + " (skipped: scripts/test provides it and sets " + requireNodeEnv + "=1, which makes this a failure)")
 }
 
 // Node returns the path of the node command, or ends t as Missing does when

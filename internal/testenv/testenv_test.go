@@ -29,7 +29,7 @@ func TestMissing(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run("env="+tc.env, func(t *testing.T) {
-			t.Setenv(RequireNodeEnv, tc.env)
+			t.Setenv(requireNodeEnv, tc.env)
 			r := &recorder{TB: t}
 			Missing(r, "node is missing: %s", "not found")
 			got := r.failed
@@ -47,7 +47,7 @@ func TestMissing(t *testing.T) {
 
 func TestNodeMissingFromPath(t *testing.T) {
 	t.Setenv("PATH", t.TempDir())
-	t.Setenv(RequireNodeEnv, "")
+	t.Setenv(requireNodeEnv, "")
 	r := &recorder{TB: t}
 	Node(r)
 	require.Contains(t, r.skipped, "this test needs Node.js")

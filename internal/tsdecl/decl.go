@@ -15,7 +15,7 @@ type Member struct {
 	// Doc is an optional description, rendered as a /** ... */ comment.
 	Doc string
 	// Params and Result are JSON Schemas of the single argument and of the
-	// resolution (see TypeScript); nil means unknown.
+	// resolution (see typeScript); nil means unknown.
 	Params, Result json.RawMessage
 }
 
@@ -42,7 +42,7 @@ func Namespace(global string, members []Member) string {
 	b.WriteString("declare const " + global + ": {\n")
 	for _, m := range sorted {
 		const indent = "  "
-		WriteDoc(&b, indent, m.Doc)
+		writeDoc(&b, indent, m.Doc)
 		b.WriteString(indent + PropertyName(m.Name) + "(args: " + schemaOrUnknown(m.Params, indent) +
 			"): Promise<" + schemaOrUnknown(m.Result, indent) + ">;\n")
 	}
@@ -55,7 +55,7 @@ func schemaOrUnknown(schema json.RawMessage, indent string) string {
 	if len(strings.TrimSpace(string(schema))) == 0 {
 		return tsUnknown
 	}
-	return TypeScript(schema, indent)
+	return typeScript(schema, indent)
 }
 
 // ErrorClass renders the declaration of an injected error class:
@@ -68,18 +68,18 @@ func ErrorClass(name, memberProperty string) string {
 	return "declare class " + name + " extends Error { readonly " + PropertyName(memberProperty) + ": string; }\n"
 }
 
-// MaxDocBytes bounds a doc comment's text: a longer one is cut at a
+// maxDocBytes bounds a doc comment's text: a longer one is cut at a
 // character boundary and ends with "…".
-const MaxDocBytes = 4096
+const maxDocBytes = 4096
 
-// WriteDoc writes doc as a JSDoc comment indented by indent, or nothing when
+// writeDoc writes doc as a JSDoc comment indented by indent, or nothing when
 // doc is blank. The comment cannot end early or break the declarations
 // around it: "*/" is written as "*\/", line endings (including U+2028 and
 // U+2029) are normalised to "\n", other control characters become spaces,
-// and the text is cut to MaxDocBytes. Trailing spaces and leading and
+// and the text is cut to maxDocBytes. Trailing spaces and leading and
 // trailing blank lines are dropped; a multi-line doc becomes a block comment
 // with one " * " line per line.
-func WriteDoc(b *strings.Builder, indent, doc string) {
+func writeDoc(b *strings.Builder, indent, doc string) {
 	lines := docLines(doc)
 	switch len(lines) {
 	case 0:
@@ -99,9 +99,9 @@ func WriteDoc(b *strings.Builder, indent, doc string) {
 	b.WriteString(indent + " */\n")
 }
 
-// docLines returns doc cleaned and split into lines for WriteDoc.
+// docLines returns doc cleaned and split into lines for writeDoc.
 func docLines(doc string) []string {
-	doc = strings.ToValidUTF8(truncate(doc, MaxDocBytes), "\uFFFD")
+	doc = strings.ToValidUTF8(truncate(doc, maxDocBytes), "\uFFFD")
 	doc = strings.Map(func(r rune) rune {
 		switch {
 		case r == '\n', r == '\t':

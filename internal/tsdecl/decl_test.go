@@ -159,24 +159,24 @@ func TestWriteDocBounded(t *testing.T) {
 		name string
 		doc  string
 	}{
-		{"ascii", strings.Repeat("a", 10*MaxDocBytes)},
-		{"multi-byte", strings.Repeat("é", MaxDocBytes)},
-		{"comment ends", strings.Repeat("*/", MaxDocBytes)},
-		{"many lines", strings.Repeat("x\n", MaxDocBytes)},
-		{"invalid UTF-8", strings.Repeat("\xff", 2*MaxDocBytes)},
+		{"ascii", strings.Repeat("a", 10*maxDocBytes)},
+		{"multi-byte", strings.Repeat("é", maxDocBytes)},
+		{"comment ends", strings.Repeat("*/", maxDocBytes)},
+		{"many lines", strings.Repeat("x\n", maxDocBytes)},
+		{"invalid UTF-8", strings.Repeat("\xff", 2*maxDocBytes)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var b strings.Builder
-			WriteDoc(&b, "  ", tt.doc)
+			writeDoc(&b, "  ", tt.doc)
 			got := b.String()
 			body := strings.TrimSuffix(strings.TrimPrefix(got, "  /**"), " */\n")
 			require.NotContains(t, body, "*/")
 			require.True(t, strings.HasSuffix(got, "…\n   */\n") || strings.HasSuffix(got, "… */\n"), got[max(0, len(got)-40):])
-			// The text kept is at most MaxDocBytes (plus escapes), laid out
+			// The text kept is at most maxDocBytes (plus escapes), laid out
 			// with at most " * " and the indent per line.
 			lines := strings.Count(got, "\n")
-			require.LessOrEqual(t, len(got), 2*MaxDocBytes+lines*len("   * ")+16)
+			require.LessOrEqual(t, len(got), 2*maxDocBytes+lines*len("   * ")+16)
 			require.True(t, utf8Valid(got))
 			requireValidTS(t, got+"declare const x: number;\n")
 		})

@@ -273,7 +273,7 @@ func TestSchemaForRendered(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := TypeScript(SchemaFor(tt.typ), "")
+			got := typeScript(SchemaFor(tt.typ), "")
 			require.Equal(t, tt.want, got)
 			requireValidType(t, got)
 		})

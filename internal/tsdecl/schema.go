@@ -7,7 +7,7 @@ import (
 	"strings"
 )
 
-// maxSchemaDepth bounds how deeply TypeScript descends into a schema, so that
+// maxSchemaDepth bounds how deeply typeScript descends into a schema, so that
 // a hostile or pathological schema cannot make the declarations explode.
 const maxSchemaDepth = 24
 
@@ -18,7 +18,7 @@ const maxSchemaDepth = 24
 // say) cannot make the output grow exponentially.
 const maxRenderCost = 1 << 16
 
-// TypeScript renders a JSON Schema as the TypeScript type of the values it
+// typeScript renders a JSON Schema as the TypeScript type of the values it
 // accepts, for a model's prompt. schema is the schema as decoded JSON
 // (map[string]any, bool, ...), a json.RawMessage, or anything else that
 // marshals to JSON.
@@ -28,7 +28,7 @@ const maxRenderCost = 1 << 16
 // prefixItems (arrays and tuples), enum, const, anyOf, oneOf, allOf, nullable
 // (OpenAPI), boolean schemas and local $refs ("#/$defs/..."; a recursive
 // reference renders as unknown). A property's description (or title)
-// becomes its doc comment (see WriteDoc), with its default as an @default
+// becomes its doc comment (see writeDoc), with its default as an @default
 // line. Required properties come first, in the order of required, then the
 // optional ones sorted by name. Anything else, any schema that cannot be
 // decoded, and what lies deeper than 24 levels or beyond a bounded amount
@@ -37,7 +37,7 @@ const maxRenderCost = 1 << 16
 // Objects are inline ({ a: number; b?: string }) when they are short and no
 // property has a doc comment; otherwise they span several lines, indented
 // from indent, the indentation of the line the type starts on.
-func TypeScript(schema any, indent string) string {
+func typeScript(schema any, indent string) string {
 	root, ok := Decode(schema)
 	if !ok {
 		return tsUnknown
@@ -51,7 +51,7 @@ const (
 	tsNever   = "never"
 )
 
-// Decode turns a schema given as TypeScript accepts it into decoded JSON
+// Decode turns a schema given as typeScript accepts it into decoded JSON
 // values (numbers as json.Number), reporting false when it does not decode.
 func Decode(schema any) (any, bool) {
 	switch s := schema.(type) {
@@ -310,7 +310,7 @@ func (r *schemaRenderer) renderObject(s map[string]any, indent string, depth int
 	for _, name := range order {
 		p := props[name]
 		doc := propertyDoc(p)
-		r.charge(len(name) + min(len(doc), MaxDocBytes))
+		r.charge(len(name) + min(len(doc), maxDocBytes))
 		fields = append(fields, tsProperty{
 			name:     name,
 			doc:      doc,
@@ -358,7 +358,7 @@ func (r *schemaRenderer) renderObject(s map[string]any, indent string, depth int
 	var b strings.Builder
 	b.WriteString("{\n")
 	for i, f := range fields {
-		WriteDoc(&b, inner, f.doc)
+		writeDoc(&b, inner, f.doc)
 		b.WriteString(inner + parts[i] + ";\n")
 	}
 	b.WriteString(indent + "}")

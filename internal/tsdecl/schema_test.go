@@ -89,7 +89,7 @@ func TestTypeScript(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := TypeScript(json.RawMessage(tc.schema), "  ")
+			got := typeScript(json.RawMessage(tc.schema), "  ")
 			require.Equal(t, tc.want, got)
 			requireValidType(t, got)
 		})
@@ -100,9 +100,9 @@ func TestTypeScript(t *testing.T) {
 func TestTypeScriptDecoded(t *testing.T) {
 	var decoded any
 	require.NoError(t, json.Unmarshal([]byte(`{"type": "object", "properties": {"n": {"type": "number", "default": 2.5}}}`), &decoded))
-	require.Equal(t, "{\n  /** @default 2.5 */\n  n?: number;\n}", TypeScript(decoded, ""))
-	require.Equal(t, "unknown", TypeScript(nil, ""))
-	require.Equal(t, "unknown", TypeScript(make(chan int), ""))
+	require.Equal(t, "{\n  /** @default 2.5 */\n  n?: number;\n}", typeScript(decoded, ""))
+	require.Equal(t, "unknown", typeScript(nil, ""))
+	require.Equal(t, "unknown", typeScript(make(chan int), ""))
 }
 
 // A deeply nested schema does not make the rendering explode.
@@ -111,7 +111,7 @@ func TestTypeScriptDepth(t *testing.T) {
 	for range 100 {
 		s = `{"type": "array", "items": ` + s + `}`
 	}
-	got := TypeScript(json.RawMessage(s), "")
+	got := typeScript(json.RawMessage(s), "")
 	require.Contains(t, got, "unknown")
 	require.NotContains(t, got, "string")
 }
@@ -130,7 +130,7 @@ func TestTypeScriptFanOutBounded(t *testing.T) {
 		defs[fmt.Sprintf("d%d", i)] = map[string]any{"type": "object", "properties": props}
 	}
 	s := map[string]any{"$defs": defs, "$ref": fmt.Sprintf("#/$defs/d%d", levels)}
-	got := TypeScript(s, "")
+	got := typeScript(s, "")
 	require.Contains(t, got, "unknown")
 	// Unbounded, this is width^12 subschemas (the depth bound stops it at
 	// 12 levels of property and $ref); bounded, it is about 156 KB.
@@ -145,18 +145,18 @@ func TestTypeScriptHugeEnum(t *testing.T) {
 	for i := range values {
 		values[i] = i
 	}
-	got := TypeScript(map[string]any{"type": "object", "properties": map[string]any{
+	got := typeScript(map[string]any{"type": "object", "properties": map[string]any{
 		"big": map[string]any{"enum": values}}}, "")
 	require.Equal(t, "{ big?: unknown }", got)
 
 	values = values[:1000]
-	got = TypeScript(map[string]any{"enum": values}, "")
+	got = typeScript(map[string]any{"enum": values}, "")
 	require.Equal(t, 1000, strings.Count(got, " | ")+1)
 }
 
 // Descriptions of properties are escaped like member docs.
 func TestTypeScriptPropertyDocEscaped(t *testing.T) {
-	got := TypeScript(json.RawMessage(`{"type": "object", "properties": {"a": {"type": "string", "description": "x */ y\u2028z", "default": "*/"}}}`), "")
+	got := typeScript(json.RawMessage(`{"type": "object", "properties": {"a": {"type": "string", "description": "x */ y\u2028z", "default": "*/"}}}`), "")
 	requireValidType(t, got)
 	require.Equal(t, "{\n  /**\n   * x *\\/ y\n   * z\n   * @default \"*\\/\"\n   */\n  a?: string;\n}", got)
 }
@@ -174,7 +174,7 @@ func FuzzTypeScript(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, schema []byte) {
-		got := TypeScript(json.RawMessage(schema), "  ")
+		got := typeScript(json.RawMessage(schema), "  ")
 		require.LessOrEqual(t, len(got), 64*maxRenderCost+8*len(schema))
 		requireValidType(t, got)
 	})

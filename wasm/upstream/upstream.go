@@ -4,9 +4,11 @@
 // github.com/fastschema/qjs v0.0.6 (see README.md, LICENSE.quickjs-ng and
 // LICENSE.fastschema-qjs).
 //
-// It is an engine package with no compatibility promise. Only the generator
-// (wasm/internal/gen) and tests import it: at run time coderun uses the
-// generated module embedded in package wasm, never this one.
+// Only the generator (wasm/internal/gen) and tests import it: at run time
+// coderun uses the generated module embedded in package wasm, never this one.
+//
+// Package upstream is part of coderun's engine. It is not an API: it has no
+// compatibility promise, and may change in any release. Use package coderun.
 package upstream
 
 import (

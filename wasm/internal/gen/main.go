@@ -6,7 +6,7 @@
 // files are not what it would write.
 //
 // Run it again after changing anything the engine is made of: the passes in
-// wasm/, the prelude and the snapshot code in runtime/, runtime/quickjs's
+// wasm/, the prelude and the snapshot code in runtime/, internal/quickjs's
 // start-up (Init), the guest printers in serialize/, or the pristine module.
 package main
 

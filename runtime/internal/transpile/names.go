@@ -52,7 +52,7 @@ type renamed struct {
 
 // restoreNames returns out with the names the program wrote in place of those esbuild made up,
 // and adjusts sm (which it owns) to the new text; on namesKept, out and sm are returned
-// unchanged. The slow path enters PhaseNames first; err is set (and the result unusable) when
+// unchanged. The slow path enters phaseNames first; err is set (and the result unusable) when
 // the compilation was stopped there.
 func (c *compilation) restoreNames(out string, sm *sourceMap, names []string, named []namedSegment) (string, namesOutcome, error) {
 	if len(named) == 0 {
@@ -66,7 +66,7 @@ func (c *compilation) restoreNames(out string, sm *sourceMap, names []string, na
 	restored := applyRenamed(out, reps)
 	outcome := namesFast
 	if !sound {
-		if err := c.enter(PhaseNames); err != nil {
+		if err := c.enter(phaseNames); err != nil {
 			return "", namesKept, err
 		}
 		if !reprintsAs(restored, out) {

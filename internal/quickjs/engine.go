@@ -12,7 +12,7 @@ import (
 	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/experimental"
 
-	"github.com/coderun/coderun/runtime/linearmem"
+	"github.com/coderun/coderun/internal/linearmem"
 )
 
 // Host receives what an instance asks of the outside world. Its methods run
@@ -38,7 +38,7 @@ type Host interface {
 }
 
 // StackWatcher is implemented by a Host that watches how deep the guest's
-// C stack goes (for modules rewritten by wasm.StackWatch): StackLow is
+// C stack goes (for modules rewritten by wasm.stackWatch): StackLow is
 // called when the stack pointer went below the mark that
 // Instance.SetStackMark set, with the new stack pointer, and returns the
 // next mark (0: never again). A Host without it is never called again.
@@ -46,11 +46,11 @@ type StackWatcher interface {
 	StackLow(in *Instance, sp uint32) uint32
 }
 
-// Clock is implemented by a Host that serves the guest's clocks itself
+// clock is implemented by a Host that serves the guest's clocks itself
 // (coderun's snapshot instance runs on a fixed clock so that its image is
 // the same in every process). ClockNanos returns the time of WASI clock id,
 // or false to use the real clock.
-type Clock interface {
+type clock interface {
 	ClockNanos(id uint32) (int64, bool)
 }
 
@@ -182,7 +182,7 @@ func (e *Engine) init(ctx context.Context, wasm []byte) error {
 	return nil
 }
 
-// growExport is wasm.GrowTrapExport (not imported to keep this package free
+// growExport is wasm.growTrapExport (not imported to keep this package free
 // of the rewriter).
 const growExport = "coderun_grow_checked"
 
@@ -197,8 +197,8 @@ func (e *Engine) IsMemoryTrap(err error) bool {
 	return i >= 0 && strings.HasPrefix(s[i+len("\nwasm stack trace:"):], e.growFrame)
 }
 
-// Metered reports whether the compiled module imports the fuel hook.
-func (e *Engine) Metered() bool { return e.hasFuel }
+// metered reports whether the compiled module imports the fuel hook.
+func (e *Engine) metered() bool { return e.hasFuel }
 
 // Close releases the runtime and every instance still open.
 func (e *Engine) Close(ctx context.Context) error {
@@ -244,7 +244,7 @@ func fuelYield(ctx context.Context, _ api.Module, s []uint64) {
 	s[0] = uint64(r.host.FuelYield(r.in, int64(s[0])))
 }
 
-// stackLowImport is wasm.StackWatchImportName.
+// stackLowImport is wasm.stackWatchImportName.
 const stackLowImport = "stack_low"
 
 func stackLow(ctx context.Context, _ api.Module, s []uint64) {

@@ -229,13 +229,13 @@ const (
 	PhaseTransform
 	// PhaseVerify checks that esbuild's output is the program's function and nothing else.
 	PhaseVerify
-	// PhaseSourceMap checks whether the program runs as written (see "Compilation"), else decodes
+	// phaseSourceMap checks whether the program runs as written (see "Compilation"), else decodes
 	// the source map, gives back the names esbuild changed (see names.go) and assembles the
 	// Program.
-	PhaseSourceMap
-	// PhaseNames has esbuild print the program again, to check names given back that
-	// PhaseSourceMap could not show sound by itself. Most compilations skip it.
-	PhaseNames
+	phaseSourceMap
+	// phaseNames has esbuild print the program again, to check names given back that
+	// phaseSourceMap could not show sound by itself. Most compilations skip it.
+	phaseNames
 )
 
 // Options adjust CompileContext.
@@ -332,7 +332,7 @@ func (c *compilation) run() (*Program, error) {
 		return nil, &Error{Message: "internal error: compiled program contains a NUL character"}
 	}
 
-	if err := c.enter(PhaseSourceMap); err != nil {
+	if err := c.enter(phaseSourceMap); err != nil {
 		return nil, err
 	}
 	if js, ok := verbatim(wrapped, out); ok && !c.opts.esbuildOutput {

@@ -162,13 +162,13 @@ func TestRestoreNamesRealistic(t *testing.T) {
 	p, err := CompileContext(t.Context(), string(src), Options{OnPhase: func(ph Phase) { phases = append(phases, ph) }})
 	require.NoError(t, err)
 	require.Equal(t, namesFast, p.names)
-	require.Equal(t, []Phase{PhaseScan, PhaseTransform, PhaseVerify, PhaseSourceMap}, phases)
+	require.Equal(t, []Phase{PhaseScan, PhaseTransform, PhaseVerify, phaseSourceMap}, phases)
 	require.Contains(t, p.JS(), "{let shadow=2;total+=shadow}")
 	require.NotContains(t, p.JS(), "shadow2")
 }
 
-// TestRestoreNamesStops: a compilation cancelled before PhaseNames starts fails with the cause;
-// on the fast path, which has no PhaseNames, it completes.
+// TestRestoreNamesStops: a compilation cancelled before phaseNames starts fails with the cause;
+// on the fast path, which has no phaseNames, it completes.
 func TestRestoreNamesStops(t *testing.T) {
 	for _, tt := range []struct {
 		name, src string
@@ -183,11 +183,11 @@ func TestRestoreNamesStops(t *testing.T) {
 			var phases []Phase
 			p, err := CompileContext(ctx, tt.src, Options{esbuildOutput: true, OnPhase: func(ph Phase) {
 				phases = append(phases, ph)
-				if ph == PhaseSourceMap {
+				if ph == phaseSourceMap {
 					cancel(cause)
 				}
 			}})
-			require.Equal(t, []Phase{PhaseScan, PhaseTransform, PhaseVerify, PhaseSourceMap}, phases)
+			require.Equal(t, []Phase{PhaseScan, PhaseTransform, PhaseVerify, phaseSourceMap}, phases)
 			if !tt.stopped {
 				require.NoError(t, err)
 				require.Equal(t, namesFast, p.names)

@@ -67,7 +67,7 @@ func instantiateWASI(ctx context.Context, r wazero.Runtime) error {
 }
 
 var clockTimeGet = api.GoModuleFunc(func(ctx context.Context, m api.Module, s []uint64) {
-	if c, ok := hostFrom(ctx).(Clock); ok {
+	if c, ok := hostFrom(ctx).(clock); ok {
 		if ns, ok := c.ClockNanos(uint32(s[0])); ok {
 			m.Memory().WriteUint64Le(uint32(s[2]), uint64(ns))
 			s[0] = errnoSuccess

@@ -4,7 +4,7 @@ package linearmem
 
 import "errors"
 
-// Supported reports whether this platform has the mmap-based allocator. When
+// supported reports whether this platform has the mmap-based allocator. When
 // it is false, NewAllocator returns nil and wazero's default allocator is
 // used.
 const Supported = false

@@ -19,7 +19,7 @@ import (
 	"github.com/tetratelabs/wazero/experimental"
 	"golang.org/x/sys/unix"
 
-	"github.com/coderun/coderun/runtime/linearmem"
+	"github.com/coderun/coderun/internal/linearmem"
 )
 
 // poolModes are the two places a Pool scrubs: its goroutine, or Free.

@@ -20,7 +20,7 @@ type Layout struct {
 	// to the string (0 when discovery failed: strings are then read through
 	// QJS_ToCString).
 	StringChars uint32
-	// Plain values are read in place (AppendPlainJSON) when AtomArray is
+	// Plain values are read in place (appendPlainJSON) when AtomArray is
 	// non-zero: Object.prototype and Array.prototype, the offset of
 	// atom_array in JSRuntime, and the class ids of plain objects and arrays.
 	ObjectProto, ArrayProto, AtomArray uint32
@@ -89,7 +89,7 @@ func (in *Instance) Init(opts InitOptions) error {
 	}
 	base := uint32(originalStackBase)
 	if opts.StackBytes > 0 && in.stackPointer != nil {
-		p, err := in.Malloc(opts.StackBytes)
+		p, err := in.malloc(opts.StackBytes)
 		if err != nil {
 			return fmt.Errorf("quickjs: allocating the guest stack: %w", err)
 		}
@@ -139,7 +139,7 @@ func (in *Instance) discover() (Layout, error) {
 		return Layout{}, errors.New("quickjs: JSRuntime layout check failed: stack_limit is not 0")
 	case top == 0 || top > 1<<20:
 		return Layout{}, errors.New("quickjs: JSRuntime layout check failed: implausible stack_top")
-	case le32(b[l.CurrentException+4:]) != uint32(TagUninitialized):
+	case le32(b[l.CurrentException+4:]) != uint32(tagUninitialized):
 		return Layout{}, errors.New("quickjs: JSRuntime layout check failed: current_exception is not uninitialized")
 	case le32(b[frame:]) != 0 || le32(b[l.InterruptHandler:]) != 0:
 		return Layout{}, errors.New("quickjs: JSRuntime layout check failed: frame or interrupt handler set")

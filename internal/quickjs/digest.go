@@ -12,10 +12,10 @@ import (
 //go:embed init.go heap.go sources.go
 var imageCode embed.FS
 
-// ImageCodeDigest returns a digest of the code that decides what an
+// imageCodeDigest returns a digest of the code that decides what an
 // initialized instance's memory holds, so that a cached snapshot of such
 // an instance is keyed by it and never outlives a change to it.
-func ImageCodeDigest() string {
+func imageCodeDigest() string {
 	h := sha256.New()
 	for _, name := range []string{"init.go", "heap.go", "sources.go"} {
 		b, _ := imageCode.ReadFile(name)

@@ -58,7 +58,7 @@ func TestMeasureShapes(t *testing.T) {
 			}
 		}
 		fmt.Printf("%-24s %8d B  total %6.1fms  scan %5.1f transform %6.1f verify %6.1f map %5.1f  stack %6d KiB  alloc %5d MiB  %s\n",
-			s.name, len(src), ms(total), ms(phases[PhaseScan]), ms(phases[PhaseTransform]), ms(phases[PhaseVerify]), ms(phases[PhaseSourceMap]),
+			s.name, len(src), ms(total), ms(phases[PhaseScan]), ms(phases[PhaseTransform]), ms(phases[PhaseVerify]), ms(phases[phaseSourceMap]),
 			(peak-m0.StackInuse)>>10, (m1.TotalAlloc-m0.TotalAlloc)>>20, msg)
 	}
 }

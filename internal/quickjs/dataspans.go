@@ -3,7 +3,7 @@ package quickjs
 import (
 	"encoding/binary"
 
-	"github.com/coderun/coderun/runtime/linearmem"
+	"github.com/coderun/coderun/internal/linearmem"
 )
 
 // dataSpans returns the ranges of linear memory that the active data

@@ -151,7 +151,7 @@ type Allocator struct{}
 // nil when the platform has no mmap (Supported is false). A nil allocator
 // passed to experimental.WithMemoryAllocator selects wazero's default.
 func NewAllocator() experimental.MemoryAllocator {
-	if !Supported {
+	if !supported {
 		return nil
 	}
 	return &Allocator{}

@@ -14,8 +14,8 @@ var _ experimental.MemoryAllocator = (*Pool)(nil)
 
 // Defaults of PoolOptions.
 const (
-	// DefaultMaxKeepBytes is the default PoolOptions.MaxKeepBytes.
-	DefaultMaxKeepBytes = 8 << 20
+	// defaultMaxKeepBytes is the default PoolOptions.MaxKeepBytes.
+	defaultMaxKeepBytes = 8 << 20
 )
 
 // PoolOptions configure a Pool. The zero value selects the defaults.
@@ -31,7 +31,7 @@ type PoolOptions struct {
 	// committed more than MaxKeepBytes (rounded down to the OS page size) is
 	// freed, its pages above that are released with madvise(MADV_DONTNEED)
 	// and made inaccessible again, and the next user commits them anew if it
-	// grows that far. 0 selects DefaultMaxKeepBytes.
+	// grows that far. 0 selects defaultMaxKeepBytes.
 	MaxKeepBytes uint64
 	// Background moves scrubbing off Free: Free only queues the memory,
 	// and a goroutine of the pool, started when there is work and ending
@@ -202,7 +202,7 @@ func NewPool(opts PoolOptions) *Pool {
 		s.maxIdle = 2 * runtime.GOMAXPROCS(0)
 	}
 	if s.keep == 0 {
-		s.keep = DefaultMaxKeepBytes
+		s.keep = defaultMaxKeepBytes
 	}
 	s.keep &^= s.pageSize - 1
 	p := &Pool{s: s}

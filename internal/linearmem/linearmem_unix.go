@@ -4,10 +4,10 @@ package linearmem
 
 import "golang.org/x/sys/unix"
 
-// Supported reports whether this platform has the mmap-based allocator. When
+// supported reports whether this platform has the mmap-based allocator. When
 // it is false, NewAllocator returns nil and wazero's default allocator is
 // used.
-const Supported = true
+const supported = true
 
 // reserve maps size bytes of inaccessible, uncommitted address space.
 func reserve(size uint64) ([]byte, error) {

@@ -7,7 +7,7 @@ import (
 
 // Plain values read in place.
 //
-// AppendPlainJSON prints a small lossless value by reading QuickJS's heap
+// appendPlainJSON prints a small lossless value by reading QuickJS's heap
 // directly: plain objects and dense arrays of numbers, 8-bit strings,
 // booleans and null. It runs no JavaScript, so nothing the program did can
 // interfere, and it accepts only what is unambiguous; for everything else
@@ -44,21 +44,21 @@ const (
 	atomTaggedInt  = 1 << 31
 )
 
-// Limits of AppendPlainJSON: bigger or deeper values go to the guest.
+// Limits of appendPlainJSON: bigger or deeper values go to the guest.
 const (
 	plainMaxDepth = 32
 	plainMaxNodes = 4096
 )
 
-// AppendPlainJSON appends the compact JSON text of v to dst, as the guest's
+// appendPlainJSON appends the compact JSON text of v to dst, as the guest's
 // lossless printer would print it, and returns true; or it returns false
 // when v must be printed by the guest (see above). dst is then to be
 // discarded.
-func (in *Instance) AppendPlainJSON(dst []byte, v Value) ([]byte, bool) {
+func (in *Instance) appendPlainJSON(dst []byte, v Value) ([]byte, bool) {
 	return in.appendPlain(dst, v, plainMaxNodes, math.MaxInt)
 }
 
-// AppendPlainJSONUpTo is AppendPlainJSON bounded by the length of dst
+// AppendPlainJSONUpTo is appendPlainJSON bounded by the length of dst
 // rather than by the number of nodes: it declines v when its text would
 // make dst longer than maxLen, and stops reading soon after dst passes it.
 // The host reads a program's value this way, up to a size it prints in a
@@ -95,24 +95,24 @@ func (p *plainPrinter) value(dst []byte, v Value, depth int) ([]byte, bool) {
 		return dst, false
 	}
 	switch v.Tag() {
-	case TagInt:
+	case tagInt:
 		return strconv.AppendInt(dst, int64(int32(uint32(v))), 10), true
-	case TagFloat64:
+	case tagFloat64:
 		f, _ := v.Number()
 		if math.IsNaN(f) || math.IsInf(f, 0) || f == 0 && math.Signbit(f) {
 			return dst, false
 		}
 		return appendNumber(dst, f), true
-	case TagBool:
+	case tagBool:
 		if uint32(v) != 0 {
 			return append(dst, "true"...), true
 		}
 		return append(dst, "false"...), true
-	case TagNull:
+	case tagNull:
 		return append(dst, "null"...), true
 	case TagString:
 		return p.string(dst, uint32(v))
-	case TagObject:
+	case tagObject:
 		if depth < plainMaxDepth {
 			return p.object(dst, uint32(v), depth)
 		}
@@ -246,7 +246,7 @@ const (
 	probeInt        = 19088743
 )
 
-// discoverObjects fills the layout fields that enable AppendPlainJSON: it
+// discoverObjects fills the layout fields that enable appendPlainJSON: it
 // checks the offsets above on probe values, finds rt->atom_array, and
 // prints the probes. It leaves the fields zero when anything differs.
 func (in *Instance) discoverObjects() error {
@@ -262,7 +262,7 @@ func (in *Instance) discoverObjects() error {
 			return 0, false, err
 		}
 		vals = append(vals, v)
-		return uint32(v), v.Tag() == TagObject, nil
+		return uint32(v), v.Tag() == tagObject, nil
 	}
 	var ptrs [4]uint32
 	for i, src := range []string{"Object.prototype", "Array.prototype", objectProbe, arrayProbe} {
@@ -309,8 +309,8 @@ func (in *Instance) discoverObjects() error {
 	l.ClassObject, l.ClassArray = uint16(u32(obj+4)>>16), uint16(u32(arr+4)>>16)
 	saved := in.layout
 	in.layout = l
-	o, ok1 := in.AppendPlainJSON(nil, vals[2])
-	a, ok2 := in.AppendPlainJSON(nil, vals[3])
+	o, ok1 := in.appendPlainJSON(nil, vals[2])
+	a, ok2 := in.appendPlainJSON(nil, vals[3])
 	if !ok1 || !ok2 || string(o) != objectProbeJSON || string(a) != "[19088743,2,3]" {
 		in.layout = saved
 	}

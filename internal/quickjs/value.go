@@ -8,17 +8,17 @@ type Value uint64
 
 // Tags of the NaN-boxed representation (quickjs.h, JS_NAN_BOXING).
 const (
-	TagBigInt        int32 = -9
-	TagSymbol        int32 = -8
+	tagBigInt        int32 = -9
+	tagSymbol        int32 = -8
 	TagString        int32 = -7
-	TagObject        int32 = -1
-	TagInt           int32 = 0
-	TagBool          int32 = 1
-	TagNull          int32 = 2
-	TagUndefined     int32 = 3
-	TagUninitialized int32 = 4
-	TagException     int32 = 6
-	TagFloat64       int32 = 8
+	tagObject        int32 = -1
+	tagInt           int32 = 0
+	tagBool          int32 = 1
+	tagNull          int32 = 2
+	tagUndefined     int32 = 3
+	tagUninitialized int32 = 4
+	tagException     int32 = 6
+	tagFloat64       int32 = 8
 )
 
 // float64TagAddend is JS_FLOAT64_TAG_ADDEND: 0x7ff80000 - JS_TAG_FIRST + 1.
@@ -26,22 +26,22 @@ const float64TagAddend = 0x7ff80000 - (-9) + 1
 
 // Undefined, Null and the exception marker.
 const (
-	Undefined Value = Value(uint64(uint32(TagUndefined)) << 32)
-	Null      Value = Value(uint64(uint32(TagNull)) << 32)
-	Exception Value = Value(uint64(uint32(TagException)) << 32)
+	Undefined Value = Value(uint64(uint32(tagUndefined)) << 32)
+	null      Value = Value(uint64(uint32(tagNull)) << 32)
+	Exception Value = Value(uint64(uint32(tagException)) << 32)
 )
 
-// Tag returns the value's tag; every float64 reports TagFloat64.
+// Tag returns the value's tag; every float64 reports tagFloat64.
 func (v Value) Tag() int32 {
 	t := int32(uint64(v) >> 32)
-	if uint32(t-(-9)) >= uint32(TagFloat64-(-9)) {
-		return TagFloat64
+	if uint32(t-(-9)) >= uint32(tagFloat64-(-9)) {
+		return tagFloat64
 	}
 	return t
 }
 
 // IsException reports whether v is the exception marker.
-func (v Value) IsException() bool { return int32(uint64(v)>>32) == TagException }
+func (v Value) IsException() bool { return int32(uint64(v)>>32) == tagException }
 
 // Int returns a small integer value.
 func Int(i int32) Value { return Value(uint64(uint32(i))) }
@@ -54,25 +54,25 @@ func Float64(f float64) Value {
 // Bool returns a boolean value.
 func Bool(b bool) Value {
 	if b {
-		return Value(uint64(uint32(TagBool))<<32 | 1)
+		return Value(uint64(uint32(tagBool))<<32 | 1)
 	}
-	return Value(uint64(uint32(TagBool)) << 32)
+	return Value(uint64(uint32(tagBool)) << 32)
 }
 
 // Number returns the numeric value of an int or float64 JSValue, and false
 // for any other tag.
 func (v Value) Number() (float64, bool) {
 	switch v.Tag() {
-	case TagInt:
+	case tagInt:
 		return float64(int32(uint32(v))), true
-	case TagFloat64:
+	case tagFloat64:
 		return math.Float64frombits(uint64(v) + uint64(float64TagAddend)<<32), true
 	}
 	return 0, false
 }
 
-// HasRefCount reports whether the value holds a reference that must be freed.
-func (v Value) HasRefCount() bool {
+// hasRefCount reports whether the value holds a reference that must be freed.
+func (v Value) hasRefCount() bool {
 	t := int32(uint64(v) >> 32)
 	return t < 0 && t >= -9
 }

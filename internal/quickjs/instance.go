@@ -6,7 +6,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/coderun/coderun/runtime/linearmem"
+	"github.com/coderun/coderun/internal/linearmem"
 	"github.com/coderun/coderun/wasm"
 	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/experimental"
@@ -15,7 +15,7 @@ import (
 // Eval flags (quickjs.h).
 const (
 	EvalGlobal = 0
-	EvalStrict = 1 << 3
+	evalStrict = 1 << 3
 )
 
 // argvSize is the size of the argument vector Call keeps (8 values).
@@ -114,7 +114,7 @@ func (in *Instance) StackPointer() uint32 {
 
 // SetStackMark sets the mark below which the stack pointer calls the
 // Host's StackLow (see StackWatcher); 0 disarms it. It reports false when
-// the module has no mark (it was not rewritten by wasm.StackWatch).
+// the module has no mark (it was not rewritten by wasm.stackWatch).
 func (in *Instance) SetStackMark(mark uint32) bool {
 	if in.stackMark == nil {
 		return false
@@ -125,7 +125,7 @@ func (in *Instance) SetStackMark(mark uint32) bool {
 
 // SetGrowHook makes every later growth of the linear memory ask f first
 // (see linearmem.Memory.SetGrowHook): when f returns false, the
-// memory.grow fails, which in a module rewritten by wasm.GrowTrap traps
+// memory.grow fails, which in a module rewritten by wasm.growTrap traps
 // (IsMemoryTrap). f runs on the goroutine calling into the instance and
 // must not call into it. It reports false when the memory was not made by
 // coderun's allocator.
@@ -198,8 +198,8 @@ func (in *Instance) Warm() error {
 	return err
 }
 
-// Malloc allocates n bytes of guest memory.
-func (in *Instance) Malloc(n uint32) (uint32, error) {
+// malloc allocates n bytes of guest memory.
+func (in *Instance) malloc(n uint32) (uint32, error) {
 	p, err := in.invoke(wasm.DispatchMalloc, uint64(n))
 	if err != nil {
 		return 0, err
@@ -219,7 +219,7 @@ func (in *Instance) Free(p uint32) error {
 // CString copies s into guest memory with a NUL terminator. The caller
 // frees it.
 func (in *Instance) CString(s string) (uint32, error) {
-	p, err := in.Malloc(uint32(len(s)) + 1)
+	p, err := in.malloc(uint32(len(s)) + 1)
 	if err != nil {
 		return 0, err
 	}
@@ -234,7 +234,7 @@ func (in *Instance) CString(s string) (uint32, error) {
 
 // FreeValue drops a reference.
 func (in *Instance) FreeValue(v Value) error {
-	if !v.HasRefCount() {
+	if !v.hasRefCount() {
 		return nil
 	}
 	// What JS_FreeValue does when other references remain (a delivered
@@ -305,7 +305,7 @@ func (in *Instance) EvalBytecode(bytecode []byte, flags int) (Value, error) {
 	if len(bytecode) == 0 {
 		return 0, errors.New("quickjs: empty bytecode")
 	}
-	p, err := in.Malloc(uint32(len(bytecode)))
+	p, err := in.malloc(uint32(len(bytecode)))
 	if err != nil {
 		return 0, err
 	}
@@ -340,7 +340,7 @@ func (in *Instance) evalOption(op wasm.DispatchOp, code, bytecode, bytecodeLen u
 }
 
 // RunJobs runs every pending job (js_std_loop, which polls nothing more:
-// the hardened module has no qjs:os, see wasm.DropStdModules), and reports
+// the hardened module has no qjs:os, see wasm.dropStdModules), and reports
 // whether a job left an exception pending.
 func (in *Instance) RunJobs() (bool, error) {
 	if _, err := in.invoke(wasm.DispatchStdLoop, uint64(in.jsctx)); err != nil {
@@ -351,7 +351,7 @@ func (in *Instance) RunJobs() (bool, error) {
 	if !ok {
 		return false, errors.New("quickjs: JSRuntime out of bounds")
 	}
-	return int32(tag) != TagUninitialized, nil
+	return int32(tag) != tagUninitialized, nil
 }
 
 // Call calls fn with this and args. Pending jobs are not run.
@@ -363,7 +363,7 @@ func (in *Instance) Call(fn, this Value, args ...Value) (Value, error) {
 		size := uint32(len(args)) * 8
 		if !in.argvBusy && size <= argvSize {
 			if in.argv == 0 {
-				p, err := in.Malloc(argvSize)
+				p, err := in.malloc(argvSize)
 				if err != nil {
 					return 0, err
 				}
@@ -373,7 +373,7 @@ func (in *Instance) Call(fn, this Value, args ...Value) (Value, error) {
 			in.argvBusy = true
 			defer func() { in.argvBusy = false }()
 		} else {
-			p, err := in.Malloc(size)
+			p, err := in.malloc(size)
 			if err != nil {
 				return 0, err
 			}
@@ -408,7 +408,7 @@ func (in *Instance) ParseJSON(text []byte) (Value, error) {
 			in.text, in.textCap = 0, 0
 		}
 		size := max(n, 256)
-		p, err := in.Malloc(size)
+		p, err := in.malloc(size)
 		if err != nil {
 			return 0, err
 		}

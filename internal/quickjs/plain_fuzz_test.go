@@ -28,7 +28,7 @@ func FuzzAppendPlainJSONMemory(f *testing.F) {
 	if err != nil || v.IsException() {
 		f.Fatalf("eval: %v", err)
 	}
-	if _, ok := in.AppendPlainJSON(nil, v); !ok {
+	if _, ok := in.appendPlainJSON(nil, v); !ok {
 		f.Fatal("the fuzzed value is not read in place before corruption")
 	}
 	regions := plainRegions(f, in, v)
@@ -57,7 +57,7 @@ func FuzzAppendPlainJSONMemory(f *testing.F) {
 				t.Fatalf("invalid JSON printed: %q", out)
 			}
 		}
-		if out, ok := in.AppendPlainJSON(nil, v); ok && !json.Valid(out) {
+		if out, ok := in.appendPlainJSON(nil, v); ok && !json.Valid(out) {
 			t.Fatalf("invalid JSON printed: %q", out)
 		}
 	})

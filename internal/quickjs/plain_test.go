@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// AppendPlainJSON prints exactly what JSON.stringify prints for plain
+// appendPlainJSON prints exactly what JSON.stringify prints for plain
 // values, and declines everything the guest's lossless printer must judge.
 func TestAppendPlainJSON(t *testing.T) {
 	in := newInstance(t, &nopHost{})
@@ -23,7 +23,7 @@ func TestAppendPlainJSON(t *testing.T) {
 		`strings = ["x".repeat(1000)]`,
 	} {
 		v := eval(src)
-		got, ok := in.AppendPlainJSON([]byte("prefix"), v)
+		got, ok := in.appendPlainJSON([]byte("prefix"), v)
 		require.True(t, ok, "%s is read in place", src)
 		want, err := in.String(eval(`JSON.stringify(` + src + `)`))
 		require.NoError(t, err)
@@ -42,13 +42,13 @@ func TestAppendPlainJSON(t *testing.T) {
 		`Array.from({length: 5000}, () => 0)`, `Object.setPrototypeOf({a: 1}, {})`,
 		`({b: 1, "3000000000": 2})`, `({b: 1, "4294967294": 2})`, `({b: 1, "4294967295": 2})`,
 	} {
-		_, ok := in.AppendPlainJSON(nil, eval(src))
+		_, ok := in.appendPlainJSON(nil, eval(src))
 		require.False(t, ok, "%s is left to the guest", src)
 	}
 }
 
 // Random values, built by a seeded generator in the guest: whenever
-// AppendPlainJSON reads one in place, it prints exactly what JSON.stringify
+// appendPlainJSON reads one in place, it prints exactly what JSON.stringify
 // prints; values it must decline (getters, -0, NaN, deletions, symbols,
 // integer keys, ...) are mixed in at every depth.
 func TestAppendPlainJSONRandomValues(t *testing.T) {
@@ -97,7 +97,7 @@ func TestAppendPlainJSONRandomValues(t *testing.T) {
 	for i := range 3000 {
 		v, err := in.Call(gen, Undefined)
 		require.NoError(t, err)
-		got, ok := in.AppendPlainJSON(nil, v)
+		got, ok := in.appendPlainJSON(nil, v)
 		if ok {
 			read++
 			s, err := in.Call(stringify, Undefined, v)
@@ -124,7 +124,7 @@ func TestAppendPlainJSONUpTo(t *testing.T) {
 		maxLen int
 		ok     bool
 	}{
-		{`Array.from({length: 5000}, () => 0)`, 20000, true}, // more nodes than AppendPlainJSON takes
+		{`Array.from({length: 5000}, () => 0)`, 20000, true}, // more nodes than appendPlainJSON takes
 		{`Array.from({length: 5000}, () => 0)`, 9000, false},
 		{`[{a: "x".repeat(100)}]`, len(prefix) + len(`[{"a":""}]`) + 100, true}, // exactly full
 		{`[{a: "x".repeat(100)}]`, len(prefix) + len(`[{"a":""}]`) + 99, false},

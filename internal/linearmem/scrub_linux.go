@@ -8,7 +8,7 @@ import (
 )
 
 // mincoreChunk is how many pages one mincore call reports on: 8 MiB of 4 KiB
-// pages (DefaultMaxKeepBytes), as system calls are not cheap in a VM.
+// pages (defaultMaxKeepBytes), as system calls are not cheap in a VM.
 const mincoreChunk = 2048
 
 // zeros is compared against, never written.

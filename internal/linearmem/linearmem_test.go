@@ -22,7 +22,7 @@ import (
 	"github.com/tetratelabs/wazero/experimental"
 	"github.com/tetratelabs/wazero/sys"
 
-	"github.com/coderun/coderun/runtime/linearmem"
+	"github.com/coderun/coderun/internal/linearmem"
 )
 
 const (

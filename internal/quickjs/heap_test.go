@@ -44,7 +44,7 @@ func memory(t testing.TB, in *Instance) []byte {
 // fill allocates n bytes of guest memory filled with b.
 func fill(t testing.TB, in *Instance, n uint32, b byte) uint32 {
 	t.Helper()
-	p, err := in.Malloc(n)
+	p, err := in.malloc(n)
 	require.NoError(t, err)
 	buf, ok := in.mem.Read(p, n)
 	require.True(t, ok)

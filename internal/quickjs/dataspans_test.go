@@ -5,7 +5,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/coderun/coderun/runtime/linearmem"
+	"github.com/coderun/coderun/internal/linearmem"
 	"github.com/coderun/coderun/wasm"
 )
 
