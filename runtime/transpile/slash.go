@@ -1,0 +1,636 @@
+package transpile
+
+// This file decides what a "/" right after "}", "of", "yield" or "await" is, as esbuild's parser
+// decides it from the grammar: the start of a regular expression where an operand is expected
+// (a statement starts, or an operator precedes), a division where an operand precedes.
+//
+// The tokenizer cannot parse, but it must read every "/" the way esbuild does: if it took the
+// start of a regular expression for a division (or the reverse), it would tokenize the rest of the
+// line differently from esbuild, and a quote or backtick inside a regular expression read as code
+// (or brackets inside one read as a regular expression) could hide code from checkNesting. So
+// for every "{" the tokenizer records, from the tokens before it, what it opens:
+//   - a statement list after which a statement starts (a block, a switch body, the body of a
+//     function or class declaration, or of an arrow function, after which esbuild either starts a
+//     statement or fails at the "/"): "/" starts a regular expression after its "}";
+//   - an expression (an object literal or pattern, the body of a function or class expression, a
+//     type after "as" or "satisfies"): "/" divides after its "}";
+//   - or something it cannot tell (a TypeScript type in an annotation or alias, a "{" whose
+//     context it does not follow). A "/" after such a "}" is refused (see ambiguousSlash).
+//
+// Function and class heads are followed from the keyword to the body, so that the body of a
+// function or class expression is told from a block; a frame remembers, for its current
+// statement, the "?" not yet matched by ":", whether a "case" clause is open, and whether a
+// TypeScript type has started (an annotation ":", "type X =", "as", "satisfies"), in which "{"
+// opens a type. Every decision errs on the side of "cannot tell" wherever TypeScript syntax makes
+// the reading uncertain; such a program is refused only when a "/" actually follows the "}".
+//
+// "of" is the keyword of a for-of head right after the head's left-hand side (a regular
+// expression follows) and an identifier elsewhere (a division follows). "await" is a keyword in
+// the program's top level and in async functions, an identifier in other functions; "yield" is a
+// keyword in generators. Where the enclosing function is not known (a method, an arrow function's
+// expression body, parameters), a "/" after them is refused.
+
+// braceKind is what a "{" opens.
+type braceKind uint8
+
+const (
+	bkUnknown braceKind = iota // not known
+	bkStmts                    // a statement list: block, function or arrow body, switch body, static block
+	bkObject                   // an object literal or destructuring pattern
+	bkClass                    // a class body
+	bkType                     // a TypeScript type or interface body
+)
+
+// slashAfter is what a "/" after a "}" is.
+type slashAfter uint8
+
+const (
+	slashUnknown slashAfter = iota // the checker cannot tell
+	slashRegex                     // a regular expression starts
+	slashDivide                    // a division
+)
+
+// fnFlags describe the function whose body a "{" frame is.
+type fnFlags uint8
+
+const (
+	fnBoundary  fnFlags = 1 << iota // the frame is a function's body
+	fnKnown                         // fnAsync and fnGenerator are known
+	fnAsync                         // an async function: "await" is a keyword
+	fnGenerator                     // a generator: "yield" is a keyword
+)
+
+// parenRole is what a "(" belongs to.
+type parenRole uint8
+
+const (
+	prOther     parenRole = iota
+	prControl             // if, while, for, with: a statement follows the ")"
+	prBlockHead           // switch, catch: a "{" follows that holds statements
+	prParams              // a function head's parameters
+)
+
+// stmtState is what a frame remembers of its current statement (or list element).
+type stmtState struct {
+	questions int32 // "?" not yet matched by ":"
+	caseOpen  bool  // a "case" clause's ":" is pending
+	annot     bool  // a TypeScript type annotation or alias is being read
+	alias     bool  // the statement is a type alias: its "=" does not end the type
+	asType    bool  // a type after "as" or "satisfies" is being read
+	arrow     bool  // an arrow function started in the statement (its body may be an expression)
+}
+
+func (st *stmtState) typeish() bool { return st.annot || st.asType }
+
+// headKind is the kind of a pending function or class head.
+type headKind uint8
+
+const (
+	hkFunction headKind = iota
+	hkClass
+)
+
+// headState is how far a function head has been read.
+type headState uint8
+
+const (
+	hsName        headState = iota // before the parameters: "*", name, type parameters
+	hsParams                       // inside the parameters
+	hsAfterParams                  // right after the parameters' ")"
+	hsReturnType                   // reading a TypeScript return type
+)
+
+// head is a function or class keyword whose body has not started yet.
+type head struct {
+	depth    int // the number of open brackets at the keyword
+	kind     headKind
+	state    headState
+	after    slashAfter // what a "/" after the body's "}" is
+	fn       fnFlags
+	closeTok int // the index of the parameters' ")"
+}
+
+// cur returns the innermost open frame, or the top level.
+func (s *scanner) cur() *frame {
+	if n := len(s.stack); n > 0 {
+		return &s.stack[n-1]
+	}
+	return &s.top
+}
+
+// topHead returns the innermost pending head if it belongs to the current frame.
+func (s *scanner) topHead() *head {
+	if n := len(s.heads); n > 0 && s.heads[n-1].depth == len(s.stack) {
+		return &s.heads[n-1]
+	}
+	return nil
+}
+
+func (s *scanner) popHead() { s.heads = s.heads[:len(s.heads)-1] }
+
+// trimHeads drops the heads of frames that were closed.
+func (s *scanner) trimHeads() {
+	for n := len(s.heads); n > 0 && s.heads[n-1].depth > len(s.stack); n-- {
+		s.heads = s.heads[:n-1]
+	}
+}
+
+// track updates the statement state of the current frame with token i, just made. For an
+// opening bracket it runs before the bracket's frame is pushed, for a closing one after its frame
+// was popped.
+func (s *scanner) track(i int) {
+	t := &s.toks[i]
+	f := s.cur()
+	if t.nl && i > 0 && s.endsStatement(i-1) && (s.is(i, tkPunct, "{") || s.startsStatement(i)) {
+		// A line break ended the statement.
+		f.st = stmtState{}
+		if h := s.topHead(); h != nil && h.state == hsReturnType && !s.is(i, tkPunct, "{") {
+			s.popHead() // "function f(): T" without a body
+		}
+	}
+	t.stmtStart = s.stmtStartAt(f, i)
+	s.stepHead(i)
+	switch t.kind {
+	case tkIdent:
+		if !s.afterDot(i) {
+			s.trackWord(f, i)
+		}
+	case tkPunct:
+		s.trackPunct(f, i)
+	}
+}
+
+// stmtStartAt reports whether token i starts a statement of frame f.
+func (s *scanner) stmtStartAt(f *frame, i int) bool {
+	if f.ch != 0 && f.ch != '{' || f.kind != bkStmts {
+		return false
+	}
+	if i == 0 || i-1 == f.tok {
+		return true
+	}
+	p := s.toks[i-1]
+	switch p.kind {
+	case tkPunct:
+		switch s.text(i - 1) {
+		case ";", "}":
+			return true
+		case ")":
+			return p.role == prControl
+		case ":":
+			return p.label
+		}
+	case tkIdent:
+		if !s.afterDot(i - 1) {
+			switch s.text(i - 1) {
+			case "else", "do":
+				return true
+			case "return", "break", "continue", "throw", "yield":
+				return s.toks[i].nl
+			}
+		}
+	}
+	return s.toks[i].nl && s.endsStatement(i-1)
+}
+
+// stepHead advances the pending head of the current frame past token i.
+func (s *scanner) stepHead(i int) {
+	h := s.topHead()
+	if h == nil || i == h.closeTok {
+		return
+	}
+	semi := s.is(i, tkPunct, ";")
+	switch {
+	case h.kind == hkClass || h.state == hsName || h.state == hsReturnType:
+		if semi {
+			s.popHead()
+		} else if h.state == hsName && s.is(i, tkPunct, "*") && s.is(i-1, tkIdent, "function") {
+			h.fn |= fnGenerator
+		}
+	case h.state == hsAfterParams:
+		switch {
+		case s.is(i, tkPunct, ":"):
+			h.state = hsReturnType
+		case !s.is(i, tkPunct, "{"):
+			s.popHead() // no body: an overload, or an error
+		}
+	}
+}
+
+// trackWord handles an identifier or keyword (not a property name) in frame f.
+func (s *scanner) trackWord(f *frame, i int) {
+	t := &s.toks[i]
+	switch w := s.text(i); w {
+	case "case":
+		if t.stmtStart {
+			f.st.caseOpen = true
+		}
+	case "as", "satisfies":
+		if !t.nl && i > 0 && !s.regexAfterToken(i-1) {
+			f.st.asType = true
+		}
+	case "type":
+		if t.stmtStart {
+			f.st.annot, f.st.alias = true, true
+		}
+	case "function", "class":
+		s.startHead(f, i, w)
+	case "of":
+		s.trackOf(f, i)
+	case "yield":
+		fl := s.fnContext()
+		t.regexAfter = true
+		t.slashUnknown = fl&fnKnown == 0 || fl&fnGenerator == 0
+	case "await":
+		switch fl := s.fnContext(); {
+		case fl&fnKnown == 0:
+			t.regexAfter, t.slashUnknown = true, true
+		default:
+			t.regexAfter = fl&fnAsync != 0 // a keyword, or an identifier
+		}
+	}
+}
+
+// trackPunct handles a punctuator in frame f.
+func (s *scanner) trackPunct(f *frame, i int) {
+	t := &s.toks[i]
+	switch s.text(i) {
+	case ";":
+		f.st = stmtState{}
+		f.semi = true
+	case ",":
+		f.st.asType, f.st.arrow = false, false
+	case "=":
+		f.st.asType = false
+		if !f.st.alias {
+			f.st.annot = false
+		}
+	case "?":
+		f.st.questions++
+	case "=>":
+		f.st.arrow = true
+	case ":":
+		switch {
+		case f.st.caseOpen && f.st.questions == 0:
+			t.label, f.st.caseOpen = true, false
+		case f.st.questions > 0:
+			f.st.questions--
+			t.cond = true
+		case i > 0 && s.toks[i-1].kind == tkIdent && s.toks[i-1].stmtStart:
+			t.label = true
+		case f.ch == '{' && f.kind == bkObject && !s.is(i-1, tkPunct, ")"):
+			// a property's value follows
+		default:
+			f.st.annot = true // a TypeScript type annotation
+		}
+	}
+}
+
+// startHead starts the head of a function or class at token i (the keyword w) in frame f.
+func (s *scanner) startHead(f *frame, i int, w string) {
+	t := s.toks[i]
+	j := i // the first token of the declaration
+	var fl fnFlags
+	if i > 0 && !t.nl && s.toks[i-1].kind == tkIdent && !s.afterDot(i-1) {
+		switch p := s.text(i - 1); {
+		case w == "function" && p == "async":
+			j, fl = i-1, fnAsync
+		case w == "class" && (p == "abstract" || p == "declare"):
+			j = i - 1
+		}
+	}
+	if s.is(j-1, tkIdent, "declare") && !s.afterDot(j-1) && w == "function" {
+		return // an ambient declaration: no body
+	}
+	if s.memberName(f, j) {
+		return // a method or property named "function" or "class"
+	}
+	h := head{depth: len(s.stack), state: hsName, fn: fl | fnKnown, closeTok: -1}
+	if w == "class" {
+		h.kind = hkClass
+	}
+	switch {
+	case f.ch == '{' && (f.kind == bkUnknown || f.kind == bkType):
+		h.after = slashUnknown
+	case s.toks[j].stmtStart:
+		h.after = slashRegex // a declaration
+	default:
+		h.after = slashDivide // an expression
+	}
+	s.heads = append(s.heads, h)
+}
+
+// memberName reports whether token j, in frame f, is where an object literal or class body
+// names a member.
+func (s *scanner) memberName(f *frame, j int) bool {
+	if f.ch != '{' || f.kind != bkObject && f.kind != bkClass || j == 0 {
+		return false
+	}
+	if f.kind == bkClass && s.toks[j].nl && s.endsStatement(j-1) {
+		return true
+	}
+	switch p := s.text(j - 1); s.toks[j-1].kind {
+	case tkPunct:
+		return p == "{" || p == "," || p == ";" || p == "}" || p == "*"
+	case tkIdent:
+		switch p {
+		case "static", "get", "set", "async", "public", "private", "protected", "readonly", "override",
+			"declare", "abstract", "accessor":
+			return true
+		}
+	}
+	return false
+}
+
+// trackOf decides whether "of" at token i is the keyword of a for-of head.
+func (s *scanner) trackOf(f *frame, i int) {
+	t := &s.toks[i]
+	t.regexAfter = false // an identifier
+	if f.ch != '(' || !f.forHead || f.sawOf || f.semi || i-1 == f.tok {
+		return
+	}
+	if p := s.toks[i-1]; p.kind == tkIdent && !s.afterDot(i-1) {
+		switch s.text(i - 1) {
+		case "let", "const", "var", "using", "async":
+			t.regexAfter, t.slashUnknown = true, true // "for (let of ...": a name or the keyword
+			return
+		}
+	}
+	if s.endsOperand(i - 1) {
+		t.regexAfter, f.sawOf = true, true
+	}
+}
+
+// endsOperand reports whether token i can end an operand (the left-hand side of a for-of head).
+func (s *scanner) endsOperand(i int) bool {
+	t := s.toks[i]
+	switch t.kind {
+	case tkIdent:
+		w := s.text(i)
+		return s.afterDot(i) || w == "of" || !isRegexKeyword(w)
+	case tkPunct:
+		switch s.text(i) {
+		case ")", "]", "}":
+			return true
+		}
+		return false
+	case tkTemplate:
+		return !t.tmplOpen
+	}
+	return true
+}
+
+// fnContext returns what is known of the function whose code the current token is in: the top
+// level is an async function; 0 when the checker cannot tell (a method, a class field, an
+// arrow function's expression body, parameters).
+func (s *scanner) fnContext() fnFlags {
+	for k := len(s.stack); k >= 0; k-- {
+		f := &s.top
+		if k > 0 {
+			f = &s.stack[k-1]
+		}
+		if f.st.arrow {
+			return 0
+		}
+		switch f.ch {
+		case 0:
+			return f.fn
+		case '(':
+			if f.role == prParams {
+				return 0
+			}
+		case '{':
+			if f.fn&fnBoundary != 0 {
+				return f.fn
+			}
+			if f.kind != bkStmts && f.kind != bkObject {
+				return 0
+			}
+		}
+	}
+	return 0
+}
+
+// initParen sets up the frame of a "(" at token i.
+func (s *scanner) initParen(fr *frame, i int) {
+	fr.tok = i
+	switch h := s.topHead(); {
+	case h != nil && h.kind == hkFunction && h.state == hsName:
+		fr.role = prParams
+		h.state = hsParams
+	case fr.regexAfter:
+		fr.role = prControl
+		fr.forHead = s.is(i-1, tkIdent, "for") || s.is(i-1, tkIdent, "await")
+	case i > 0 && !s.afterDot(i-1) && (s.is(i-1, tkIdent, "switch") || s.is(i-1, tkIdent, "catch")):
+		fr.role = prBlockHead
+	}
+	fr.asyncParen = i > 0 && !s.toks[i].nl && s.is(i-1, tkIdent, "async") && !s.afterDot(i-1)
+}
+
+// initBrace sets up the frame of a "{" at token i.
+func (s *scanner) initBrace(fr *frame, i int) {
+	fr.tok = i
+	var arrow bool
+	fr.kind, fr.after, fr.fn, arrow = s.classifyBrace(s.cur(), i)
+	switch fr.after {
+	case slashRegex:
+		fr.regexAfter = true
+		fr.endsStmt = !arrow
+	case slashDivide:
+		fr.regexAfter = false
+	}
+}
+
+// closeFrame records on token i, which closes frame fr, what the tokenizer knows of it.
+func (s *scanner) closeFrame(fr *frame, i int) {
+	t := &s.toks[i]
+	s.trimHeads()
+	switch fr.ch {
+	case '(':
+		t.role, t.asyncParen = fr.role, fr.asyncParen
+		if h := s.topHead(); fr.role == prParams && h != nil && h.state == hsParams {
+			h.state, h.closeTok = hsAfterParams, i
+		}
+	case '{':
+		t.slashUnknown = fr.after == slashUnknown
+		if f := s.cur(); fr.endsStmt && f.kind == bkStmts {
+			f.st = stmtState{} // a statement ended
+		}
+	}
+}
+
+// classifyBrace returns what a "{" at token i in frame f opens, what a "/" after its "}" is and,
+// for a function's body, the function's flags; arrow reports an arrow function's body.
+func (s *scanner) classifyBrace(f *frame, i int) (kind braceKind, after slashAfter, fn fnFlags, arrow bool) {
+	if h := s.topHead(); h != nil {
+		switch {
+		case h.kind == hkFunction && (h.state == hsAfterParams || h.state == hsReturnType && s.endsType(i-1)):
+			s.popHead()
+			return bkStmts, h.after, h.fn | fnBoundary, false
+		case h.kind == hkFunction && h.state == hsReturnType:
+			return bkType, slashUnknown, 0, false // a type in the return type
+		case h.kind == hkClass && s.classBodyAfter(i-1):
+			s.popHead()
+			return bkClass, h.after, 0, false
+		}
+	}
+	if i == 0 {
+		return bkStmts, slashRegex, 0, false
+	}
+	p := i - 1
+	pt := s.toks[p]
+	ptext := s.text(p)
+	if pt.kind == tkIdent && !s.afterDot(p) && (ptext == "as" || ptext == "satisfies") && f.st.asType {
+		return bkType, slashDivide, 0, false // the expression goes on after the type
+	}
+	if f.st.typeish() {
+		if pt.kind == tkPunct && ptext == "=>" && !f.st.asType {
+			// An arrow function's body after its return type, or a function type's object type
+			// in an annotation: a statement or the "/" fails after either.
+			return bkStmts, slashRegex, fnBoundary, true
+		}
+		return bkType, slashUnknown, 0, false
+	}
+	switch pt.kind {
+	case tkPunct:
+		return s.braceAfterPunct(f, p)
+	case tkIdent:
+		if s.afterDot(p) {
+			return bkStmts, slashRegex, 0, false
+		}
+		switch ptext {
+		case "else", "try", "finally", "do", "static":
+			return bkStmts, slashRegex, 0, false
+		case "return", "yield":
+			if s.toks[i].nl {
+				return bkStmts, slashRegex, 0, false // a restricted production: the statement ended
+			}
+			return bkObject, slashDivide, 0, false
+		case "await", "of":
+			if s.toks[i].nl {
+				return bkUnknown, slashUnknown, 0, false // a keyword, or an identifier before a block
+			}
+			return bkObject, slashDivide, 0, false
+		case "let", "const", "var", "using":
+			return bkObject, slashDivide, 0, false
+		}
+		if isRegexKeyword(ptext) {
+			return bkObject, slashDivide, 0, false
+		}
+	case tkTemplate:
+		if pt.tmplOpen {
+			return bkObject, slashDivide, 0, false
+		}
+	}
+	// After an operand: a block after a line break, a TypeScript declaration's body, or an error.
+	return bkStmts, slashRegex, 0, false
+}
+
+// braceAfterPunct classifies a "{" after the punctuator at token p in frame f.
+func (s *scanner) braceAfterPunct(f *frame, p int) (braceKind, slashAfter, fnFlags, bool) {
+	pt := s.toks[p]
+	switch s.text(p) {
+	case ";":
+		if f.ch == '(' {
+			return bkObject, slashDivide, 0, false // in a for head
+		}
+		return bkStmts, slashRegex, 0, false
+	case "{", "}", "]":
+		return bkStmts, slashRegex, 0, false
+	case ")":
+		switch {
+		case pt.role == prControl || pt.role == prBlockHead:
+			return bkStmts, slashRegex, 0, false
+		case pt.role == prParams:
+			return bkStmts, slashUnknown, fnBoundary, false
+		case f.ch == '{' && f.kind == bkStmts:
+			return bkStmts, slashRegex, 0, false // a block after a line break, or an error
+		}
+		return bkStmts, slashRegex, fnBoundary, false // a method's body, or an error
+	case "=>":
+		return bkStmts, slashRegex, s.arrowFlags(p), true
+	case ":":
+		switch {
+		case pt.label:
+			return bkStmts, slashRegex, 0, false
+		case pt.cond, f.ch == '(' || f.ch == '[' || f.ch == '`', f.ch == '{' && f.kind == bkObject:
+			return bkObject, slashDivide, 0, false
+		}
+		return bkUnknown, slashUnknown, 0, false
+	case "++", "--", "!":
+		if pt.regexAfter {
+			return bkObject, slashDivide, 0, false // a prefix operator
+		}
+		return bkStmts, slashRegex, 0, false
+	}
+	return bkObject, slashDivide, 0, false
+}
+
+// arrowFlags returns the flags of the arrow function whose "=>" is token p.
+func (s *scanner) arrowFlags(p int) fnFlags {
+	q := p - 1
+	if q < 0 {
+		return fnBoundary
+	}
+	known := fnBoundary | fnKnown
+	switch t := s.toks[q]; {
+	case t.kind == tkPunct && s.text(q) == ")":
+		if t.asyncParen {
+			return known | fnAsync
+		}
+		return known
+	case t.kind == tkIdent && !s.afterDot(q):
+		if q > 0 && !t.nl && s.is(q-1, tkIdent, "async") && !s.afterDot(q-1) {
+			return known | fnAsync
+		}
+		if q == 0 || s.is(q-1, tkPunct, "(") || s.is(q-1, tkPunct, ",") || s.is(q-1, tkPunct, "=") {
+			return known
+		}
+	}
+	return fnBoundary // a return type, or an unusual position
+}
+
+// endsType reports whether a "{" after token p, in a function's return type, is the body rather
+// than an object type.
+func (s *scanner) endsType(p int) bool {
+	t := s.toks[p]
+	switch t.kind {
+	case tkIdent:
+		if s.afterDot(p) {
+			return true
+		}
+		switch s.text(p) {
+		case "extends", "keyof", "is", "typeof", "readonly", "infer", "unique", "new", "asserts", "abstract":
+			return false
+		}
+		return true
+	case tkPunct:
+		switch s.text(p) {
+		case ")", "]", "}", ">":
+			return true
+		}
+		return false
+	case tkTemplate:
+		return !t.tmplOpen
+	}
+	return true
+}
+
+// classBodyAfter reports whether a "{" after token p, in a class head, is the class body rather
+// than part of the heritage (an object literal, a type).
+func (s *scanner) classBodyAfter(p int) bool {
+	t := s.toks[p]
+	switch t.kind {
+	case tkIdent:
+		w := s.text(p)
+		return s.afterDot(p) || w == "class" || !isRegexKeyword(w) && w != "implements"
+	case tkPunct:
+		switch s.text(p) {
+		case ")", "]", "}", ">":
+			return true
+		}
+		return false
+	case tkTemplate:
+		return !t.tmplOpen
+	}
+	return true
+}
