@@ -260,7 +260,7 @@ func (s *scanner) next() {
 			s.emit(tkIdent, start)
 		}
 	case c == '/':
-		if s.regexAllowed() {
+		if s.slashIsRegex() {
 			s.scanRegex()
 			s.emit(tkRegex, start)
 			break

@@ -78,6 +78,13 @@ type stmtState struct {
 	alias     bool  // the statement is a type alias: its "=" does not end the type
 	asType    bool  // a type after "as" or "satisfies" is being read
 	arrow     bool  // an arrow function started in the statement (its body may be an expression)
+	// annotArrow: the annotation is a return type (its ":" follows ")"), which "=>" or a method's
+	// body ends; angle counts the type's "<" not yet closed by ">".
+	annotArrow bool
+	angle      int32
+	// lt counts the "<" not yet closed by ">" in the statement: a "<" may open TypeScript type
+	// arguments ("f<T>" in an expression), after whose ">" esbuild reads "/" as a division.
+	lt int32
 }
 
 func (st *stmtState) typeish() bool { return st.annot || st.asType }
@@ -258,16 +265,38 @@ func (s *scanner) trackPunct(f *frame, i int) {
 		f.st = stmtState{}
 		f.semi = true
 	case ",":
-		f.st.asType, f.st.arrow = false, false
+		f.st.arrow = false
+		if f.st.angle == 0 {
+			f.st.asType = false
+		}
 	case "=":
-		f.st.asType = false
-		if !f.st.alias {
-			f.st.annot = false
+		if f.st.angle == 0 {
+			f.st.asType = false
+			if !f.st.alias {
+				f.st.annot, f.st.annotArrow = false, false
+			}
+		}
+	case "<", "<<":
+		n := int32(t.end - t.start)
+		f.st.lt += n
+		if f.st.typeish() {
+			f.st.angle += n
+		}
+	case ">", ">>", ">>>":
+		n := int32(t.end - t.start)
+		// After type arguments a "/" divides, after a comparison it starts a regular expression.
+		t.slashUnknown = f.st.lt > 0
+		f.st.lt = max(0, f.st.lt-n)
+		if f.st.typeish() {
+			f.st.angle = max(0, f.st.angle-n)
 		}
 	case "?":
 		f.st.questions++
 	case "=>":
 		f.st.arrow = true
+		if f.st.annotArrow && f.st.angle == 0 {
+			f.st.annot, f.st.annotArrow = false, false // the arrow function's return type ended
+		}
 	case ":":
 		switch {
 		case f.st.caseOpen && f.st.questions == 0:
@@ -281,6 +310,7 @@ func (s *scanner) trackPunct(f *frame, i int) {
 			// a property's value follows
 		default:
 			f.st.annot = true // a TypeScript type annotation
+			f.st.annotArrow = s.is(i-1, tkPunct, ")")
 		}
 	}
 }
@@ -465,6 +495,9 @@ func (s *scanner) classifyBrace(f *frame, i int) (kind braceKind, after slashAft
 		switch {
 		case h.kind == hkFunction && (h.state == hsAfterParams || h.state == hsReturnType && s.endsType(i-1)):
 			s.popHead()
+			if h.state == hsReturnType {
+				f.st.annot, f.st.annotArrow = false, false // the return type ended
+			}
 			return bkStmts, h.after, h.fn | fnBoundary, false
 		case h.kind == hkFunction && h.state == hsReturnType:
 			return bkType, slashUnknown, 0, false // a type in the return type
@@ -483,6 +516,11 @@ func (s *scanner) classifyBrace(f *frame, i int) (kind braceKind, after slashAft
 		return bkType, slashDivide, 0, false // the expression goes on after the type
 	}
 	if f.st.typeish() {
+		if f.st.annotArrow && f.ch == '{' && (f.kind == bkClass || f.kind == bkObject) && s.endsType(p) {
+			// A method's body after its return type.
+			f.st.annot, f.st.annotArrow = false, false
+			return bkStmts, slashRegex, fnBoundary, false
+		}
 		if pt.kind == tkPunct && ptext == "=>" && !f.st.asType {
 			// An arrow function's body after its return type, or a function type's object type
 			// in an annotation: a statement or the "/" fails after either.
@@ -633,4 +671,43 @@ func (s *scanner) classBodyAfter(p int) bool {
 		return !t.tmplOpen
 	}
 	return true
+}
+
+// slashIsRegex reports whether a "/" at the current position starts a regular expression. In a
+// TypeScript type (an annotation, an alias, a type after "as" or "satisfies"), a "/" right after
+// a token that may end the type is read as esbuild reads it after the type: a regular expression
+// after an annotation (a line break ended the statement), a division after an as-type (the
+// expression goes on). Where that differs from the reading outside a type, the tokenizer cannot
+// tell whether the type ended before the "/" and marks the token before it (see ambiguousSlash).
+func (s *scanner) slashIsRegex() bool {
+	i := len(s.toks) - 1
+	regex := s.regexAllowed()
+	if i < 0 {
+		return regex
+	}
+	f := s.cur()
+	if !f.st.typeish() || !s.mayEndType(i) {
+		return regex
+	}
+	if f.st.annot && f.st.asType || f.st.annot != regex {
+		s.toks[i].slashUnknown = true
+	}
+	return regex
+}
+
+// mayEndType reports whether token i may be the last token of a type.
+func (s *scanner) mayEndType(i int) bool {
+	t := s.toks[i]
+	switch t.kind {
+	case tkIdent, tkString, tkNumber:
+		return true
+	case tkTemplate:
+		return !t.tmplOpen
+	case tkPunct:
+		switch s.text(i) {
+		case ")", "]", "}", ">", ">>", ">>>", "!":
+			return true
+		}
+	}
+	return false
 }

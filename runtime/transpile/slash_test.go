@@ -101,6 +101,20 @@ var slashCases = []struct {
 	{"type T = {a: 1}\n/mk/g", readsRefused},
 	{"let t: {a: 1}\n/mk/g", readsRefused},
 	{"x = y as () => {} /mk/g", readsRefused},
+	{"const f = (a: number): number => a /mk/g", readsDivide},
+	{"x = { m(): T { return 1 }, a: b /mk/g }", readsDivide},
+	{"class A { m(): T { return 1 } x = a /mk/g }", readsDivide},
+	{"x = y as number /mk/g", readsDivide},
+	{"let t: number = a /mk/g", readsDivide},
+	{"let f: <T = A>() => T\n/mk/g", readsRefused},
+	{"let t: a\n/mk/g", readsRefused},
+	{"type T = a\n/mk/g", readsRefused},
+	{"x = y as await /mk/g", readsRefused},
+	{"x = y as void /mk/g", readsRefused},
+	{"x = y as Map<A, B> /mk/g", readsRefused},
+	{"x = y as T ? /mk/g : 1", readsRegex},
+	{"x = A<B> /mk/g", readsRefused},
+	{"x = a > /mk/g.source.length", readsRegex},
 	// of, await, yield.
 	{"for (const x of /mk/g.exec(s)) {}", readsRegex},
 	{"for (const [a] of /mk/g.exec(s)) {}", readsRegex},
@@ -217,4 +231,105 @@ func TestSlashHostile(t *testing.T) {
 			})
 		}
 	}
+}
+
+// slashContexts and slashOperands build the programs of TestSlashDifferential: contexts nest
+// around an operand that a "/" follows.
+var (
+	slashContexts = [][2]string{
+		{"", ""}, {"x = ", ""}, {"if (a) ", ""}, {"if (a) {", "}"}, {"return ", ""}, {"lbl: ", ""},
+		{"switch (x) { case 1: ", "}"}, {"switch (x) { default: ", "}"}, {"x = a ? ", " : 1"},
+		{"x = a ? b : ", ""}, {"(", ")"}, {"[", "]"}, {"f(", ")"}, {"x = {a: ", "}"}, {"x = `${", "}`"},
+		{"for (;;", ") ;"}, {"if (a) ; else ", ""}, {"do ", "; while (a)"}, {"x = () => ", ""},
+		{"x = async () => ", ""}, {"x = () => {", "}"}, {"x = async () => {", "}"}, {"function g() {", "}"},
+		{"async function g() {", "}"}, {"function* g() {", "}"}, {"x = function () {", "}"},
+		{"class Q { m() {", "} }"}, {"class Q { x = ", " }"}, {"class Q { static {", "} }"},
+		{"x = { m() {", "} }"}, {"x = { async m() {", "} }"}, {"x = y as ", ""}, {"let t: ", ""},
+		{"type T = ", ""}, {"new ", ""}, {"!", ""}, {"x = class extends ", " {}"}, {"x = a\n", ""},
+		{"for (const q of ", ") ;"}, {"for (const q in ", ") ;"}, {"let q = ", ""}, {"throw ", ""},
+		{"await ", ""}, {"typeof ", ""}, {"a, ", ""}, {"x = a || ", ""}, {"try {", "} finally {}"},
+		{"x = (a): T => ", ""}, {"const f = (a: number): number => {", "}"}, {"x = <T>", ""},
+		{"f<T>(", ")"}, {"x = y satisfies ", ""}, {"function h(): T {", "}"}, {"x = function (): T {", "}"},
+		{"for (", " of z) ;"}, {"for await (const q of ", ") ;"}, {"function* g() { yield ", "}"},
+		{"x = {\n", "}"}, {"{", "}"}, {"x = [a,\n", "]"}, {"if (a) {} else {", "}"},
+		{"x = function* () { x = yield ", "}"}, {"label: for (;;) {", "}"},
+		{"x = y as Map<A, ", ">"}, {"let f: <T = A>() => ", ""}, {"x = y as T ? ", " : 1"},
+		{"class Q { m(): T {", "} }"}, {"x = { m(): T { return 1 }, a: ", "}"},
+		{"const f = (a: number): T => ", ""}, {"let t: A | ", ""}, {"x = (y as ", ")"},
+	}
+	slashOperands = []string{
+		"{}", "{a: 1}", "function () {}", "function f() {}", "function* () {}", "async function () {}",
+		"class {}", "class A {}", "class A extends B {}", "() => {}", "async () => {}", "x => {}",
+		"{ if (a) {} }", "function (): {a: 1} {}", "a", "of", "await", "yield", "({})", "[]", "x.of",
+		"function () {}.call()", "new class {}", "class { static {} }", "{length: 3000}", "y as {}",
+		"(): T => {}", "a satisfies {}", "{} as {}", "async x => {}", "function f(): {} {}",
+		"class A<T> {}", "class A implements I {}", "interface I {}", "let {a} = b", "const [c] = d",
+		"x => ({})", "lbl: {}", "`${a}`", "{ m() {} }", "{ get x() { return 1 } }", "new.target",
+		"function f<T extends {}>() {}", "if (a) {} else {}", "x\n{}", "async",
+		"void", "A<B>", "number", "this", "null", "T[]", "typeof a", "keyof T", "(a) => b", "'s'", "1",
+	}
+)
+
+// TestSlashDifferential compares the checker's reading of the "/" after an operand with
+// esbuild's, in every context above (and random nestings of two or three of them): wherever
+// esbuild parses the program and the checker does not refuse it, the two read alike.
+func TestSlashDifferential(t *testing.T) {
+	var progs []string
+	for _, c := range slashContexts {
+		for _, o := range slashOperands {
+			for _, ws := range []string{" ", "\n", ""} {
+				progs = append(progs, c[0]+o+ws+"/mk/g"+c[1])
+			}
+		}
+	}
+	seed := uint64(1)
+	rnd := func(n int) int { // xorshift: deterministic
+		seed ^= seed << 13
+		seed ^= seed >> 7
+		seed ^= seed << 17
+		return int(seed % uint64(n))
+	}
+	for range 3000 {
+		o := slashOperands[rnd(len(slashOperands))] + []string{" ", "\n", ""}[rnd(3)] + "/mk/g"
+		for range 2 + rnd(2) {
+			c := slashContexts[rnd(len(slashContexts))]
+			o = c[0] + o + c[1]
+		}
+		progs = append(progs, o)
+	}
+	var agree, refused, invalid int
+	for _, src := range progs {
+		esb := esbuildReading(src)
+		if esb == readsError || esb == "" {
+			invalid++
+			continue
+		}
+		switch got := checkerReads(t, src); got {
+		case esb:
+			agree++
+		case readsRefused:
+			refused++
+		default:
+			t.Errorf("the checker reads %s, esbuild %s: %q", got, esb, src)
+		}
+	}
+	t.Logf("%d programs: %d read alike, %d refused, %d invalid", len(progs), agree, refused, invalid)
+	require.Greater(t, agree, len(progs)/4)
+}
+
+// esbuildReading is esbuildReads without the test: "" when esbuild printed neither reading.
+func esbuildReading(src string) string {
+	res := api.Transform(inputHeader+src+inputFooter, api.TransformOptions{
+		Loader: api.LoaderTS, Target: api.ESNext, LogLevel: api.LogLevelSilent,
+	})
+	if len(res.Errors) > 0 {
+		return readsError
+	}
+	switch out := string(res.Code); {
+	case strings.Contains(out, "/mk/g"):
+		return readsRegex
+	case strings.Contains(out, "/ mk / g"):
+		return readsDivide
+	}
+	return ""
 }
