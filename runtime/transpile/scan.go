@@ -41,8 +41,11 @@ type token struct {
 	// For ":": it ends a label or a case clause (a statement follows), or it is a conditional
 	// expression's (an expression follows).
 	label, cond bool
-	// stmtStart: the token starts a statement.
-	stmtStart bool
+	// stmtStart: the token starts a statement; stmtUnsure: the tokenizer cannot tell.
+	stmtStart, stmtUnsure bool
+	// bindingEnd: the token ends a declaration's binding (a "/" after it starts a regular
+	// expression after a line break, or fails).
+	bindingEnd bool
 	// For ")": what the parentheses belong to, and whether "async" precedes them.
 	role       parenRole
 	asyncParen bool
@@ -64,6 +67,7 @@ type frame struct {
 	role             parenRole
 	forHead, sawOf   bool
 	semi, asyncParen bool
+	binding          bool      // for "[": a declaration's destructuring pattern
 	st               stmtState // the frame's current statement
 }
 
@@ -76,6 +80,8 @@ type scanner struct {
 	// top is the top level's frame; heads are the pending function and class heads.
 	top   frame
 	heads []head
+	// pattern: the "{" or "[" being opened is a declaration's destructuring pattern.
+	pattern bool
 	// unmatched is the byte offset of the first closing bracket that matches no opener, or -1.
 	unmatched int
 	// nestErr is the first place where the program nests too deeply; tokens stop there.
@@ -417,6 +423,7 @@ func (s *scanner) scanPunct() {
 			s.initBrace(&f, i)
 		default:
 			f.tok = i
+			f.binding, s.pattern = s.pattern, false
 		}
 		s.stack = append(s.stack, f)
 	case ')', ']', '}':
@@ -483,6 +490,9 @@ func (s *scanner) regexAfterToken(i int) bool {
 		return true
 	}
 	t := s.toks[i]
+	if t.bindingEnd {
+		return true
+	}
 	switch t.kind {
 	case tkNumber, tkString, tkRegex, tkPrivate:
 		return false

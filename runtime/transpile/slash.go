@@ -68,6 +68,7 @@ const (
 	prControl             // if, while, for, with: a statement follows the ")"
 	prBlockHead           // switch, catch: a "{" follows that holds statements
 	prParams              // a function head's parameters
+	prMethod              // a method's parameters (in an object literal or class body)
 )
 
 // stmtState is what a frame remembers of its current statement (or list element).
@@ -81,10 +82,15 @@ type stmtState struct {
 	// annotArrow: the annotation is a return type (its ":" follows ")"), which "=>" or a method's
 	// body ends; angle counts the type's "<" not yet closed by ">".
 	annotArrow bool
-	angle      int32
+	// annotMethod: the annotation is a method's return type, which the method's body ends.
+	annotMethod bool
+	angle       int32
 	// lt counts the "<" not yet closed by ">" in the statement: a "<" may open TypeScript type
 	// arguments ("f<T>" in an expression), after whose ">" esbuild reads "/" as a division.
 	lt int32
+	// decl: a let, const or var declaration; declBinding: its next binding comes next, after
+	// which a line break ends the statement.
+	decl, declBinding bool
 }
 
 func (st *stmtState) typeish() bool { return st.annot || st.asType }
@@ -148,15 +154,24 @@ func (s *scanner) trimHeads() {
 func (s *scanner) track(i int) {
 	t := &s.toks[i]
 	f := s.cur()
-	if t.nl && i > 0 && s.endsStatement(i-1) && (s.is(i, tkPunct, "{") || s.startsStatement(i)) {
-		// A line break ended the statement.
+	asi := s.asiBefore(f, i)
+	if asi {
 		f.st = stmtState{}
 		if h := s.topHead(); h != nil && h.state == hsReturnType && !s.is(i, tkPunct, "{") {
 			s.popHead() // "function f(): T" without a body
 		}
 	}
-	t.stmtStart = s.stmtStartAt(f, i)
+	t.stmtStart, t.stmtUnsure = s.stmtStartAt(f, i, asi)
 	s.stepHead(i)
+	if f.st.declBinding {
+		f.st.declBinding = false
+		switch {
+		case t.kind == tkIdent:
+			t.bindingEnd = true // a "/" after it starts a regular expression (after a line break) or fails
+		case s.is(i, tkPunct, "{") || s.is(i, tkPunct, "["):
+			s.pattern = true // a destructuring pattern, after whose "}" or "]" the same holds
+		}
+	}
 	switch t.kind {
 	case tkIdent:
 		if !s.afterDot(i) {
@@ -167,36 +182,69 @@ func (s *scanner) track(i int) {
 	}
 }
 
-// stmtStartAt reports whether token i starts a statement of frame f.
-func (s *scanner) stmtStartAt(f *frame, i int) bool {
-	if f.ch != 0 && f.ch != '{' || f.kind != bkStmts {
+// asiBefore reports whether a line break before token i, in frame f, ends the statement: after
+// an operand, a declaration's binding or a type annotation, before a token that cannot go on
+// with them.
+func (s *scanner) asiBefore(f *frame, i int) bool {
+	t := s.toks[i]
+	if !t.nl || i == 0 {
 		return false
 	}
-	if i == 0 || i-1 == f.tok {
-		return true
+	p := s.toks[i-1]
+	switch {
+	case f.st.annot && !f.st.asType && f.st.angle == 0 && s.mayEndType(i-1),
+		p.bindingEnd:
+		// A type goes on only with "|", "&" or "." after a line break, a declaration with "=",
+		// ",", "!" or ":".
+		if t.kind == tkPunct {
+			switch s.text(i) {
+			case "|", "&", ".", "=", ",", "=>", "?", ":", ">", "!":
+				return false
+			}
+		}
+		return t.kind != tkIdent || !continuingWords[s.text(i)]
+	}
+	ends := s.endsStatement(i-1) || f.st.asType && f.st.angle == 0 && s.mayEndType(i-1)
+	return ends && (s.is(i, tkPunct, "{") || s.startsStatement(i))
+}
+
+// stmtStartAt reports whether token i starts a statement of frame f (asi: a line break before
+// it ended the statement); unsure when that depends on whether "of" or "await" before a line
+// break is a keyword, which the tokenizer could not tell.
+func (s *scanner) stmtStartAt(f *frame, i int, asi bool) (start, unsure bool) {
+	if f.ch != 0 && f.ch != '{' || f.kind != bkStmts {
+		return false, false
+	}
+	if i == 0 || i-1 == f.tok || asi {
+		return true, false
 	}
 	p := s.toks[i-1]
 	switch p.kind {
 	case tkPunct:
 		switch s.text(i - 1) {
 		case ";", "}":
-			return true
+			return true, false
 		case ")":
-			return p.role == prControl
+			if p.role == prControl {
+				return true, false
+			}
 		case ":":
-			return p.label
+			return p.label, false
 		}
 	case tkIdent:
 		if !s.afterDot(i - 1) {
 			switch s.text(i - 1) {
 			case "else", "do":
-				return true
+				return true, false
 			case "return", "break", "continue", "throw", "yield":
-				return s.toks[i].nl
+				return s.toks[i].nl, false
+			case "of", "await":
+				// A keyword expects an operand; an identifier ends one.
+				return s.toks[i].nl && !p.regexAfter, s.toks[i].nl && p.slashUnknown
 			}
 		}
 	}
-	return s.toks[i].nl && s.endsStatement(i-1)
+	return s.toks[i].nl && s.endsStatement(i-1), false
 }
 
 // stepHead advances the pending head of the current frame past token i.
@@ -239,6 +287,10 @@ func (s *scanner) trackWord(f *frame, i int) {
 		if t.stmtStart {
 			f.st.annot, f.st.alias = true, true
 		}
+	case "let", "const", "var":
+		if t.stmtStart || f.forHead && i-1 == f.tok {
+			f.st.decl, f.st.declBinding = true, true
+		}
 	case "function", "class":
 		s.startHead(f, i, w)
 	case "of":
@@ -265,9 +317,14 @@ func (s *scanner) trackPunct(f *frame, i int) {
 		f.st = stmtState{}
 		f.semi = true
 	case ",":
-		f.st.arrow = false
+		if f.st.lt == 0 {
+			f.st.arrow = false // not inside type arguments
+		}
 		if f.st.angle == 0 {
 			f.st.asType = false
+		}
+		if f.st.decl && f.st.lt == 0 && f.st.angle == 0 {
+			f.st.declBinding = true
 		}
 	case "=":
 		if f.st.angle == 0 {
@@ -304,13 +361,16 @@ func (s *scanner) trackPunct(f *frame, i int) {
 		case f.st.questions > 0:
 			f.st.questions--
 			t.cond = true
-		case i > 0 && s.toks[i-1].kind == tkIdent && s.toks[i-1].stmtStart:
+		case i > 0 && s.toks[i-1].kind == tkIdent && s.toks[i-1].stmtStart && !s.toks[i-1].stmtUnsure:
 			t.label = true
 		case f.ch == '{' && f.kind == bkObject && !s.is(i-1, tkPunct, ")"):
 			// a property's value follows
 		default:
 			f.st.annot = true // a TypeScript type annotation
-			f.st.annotArrow = s.is(i-1, tkPunct, ")")
+			if s.is(i-1, tkPunct, ")") {
+				f.st.annotMethod = s.toks[i-1].role == prMethod
+				f.st.annotArrow = !f.st.annotMethod
+			}
 		}
 	}
 }
@@ -339,7 +399,7 @@ func (s *scanner) startHead(f *frame, i int, w string) {
 		h.kind = hkClass
 	}
 	switch {
-	case f.ch == '{' && (f.kind == bkUnknown || f.kind == bkType):
+	case f.ch == '{' && (f.kind == bkUnknown || f.kind == bkType), s.toks[j].stmtUnsure:
 		h.after = slashUnknown
 	case s.toks[j].stmtStart:
 		h.after = slashRegex // a declaration
@@ -452,8 +512,26 @@ func (s *scanner) initParen(fr *frame, i int) {
 		fr.forHead = s.is(i-1, tkIdent, "for") || s.is(i-1, tkIdent, "await")
 	case i > 0 && !s.afterDot(i-1) && (s.is(i-1, tkIdent, "switch") || s.is(i-1, tkIdent, "catch")):
 		fr.role = prBlockHead
+	case s.methodParams(i):
+		fr.role = prMethod
 	}
 	fr.asyncParen = i > 0 && !s.toks[i].nl && s.is(i-1, tkIdent, "async") && !s.afterDot(i-1)
+}
+
+// methodParams reports whether a "(" at token i starts a method's parameters: in an object
+// literal or class body, right after a member's name (or its type parameters).
+func (s *scanner) methodParams(i int) bool {
+	f := s.cur()
+	if i == 0 || f.ch != '{' || f.kind != bkObject && f.kind != bkClass {
+		return false
+	}
+	switch p := s.toks[i-1]; p.kind {
+	case tkIdent, tkString, tkNumber, tkPrivate:
+		return true
+	case tkPunct:
+		return s.text(i-1) == "]" || s.text(i-1) == ">"
+	}
+	return false
 }
 
 // initBrace sets up the frame of a "{" at token i.
@@ -461,6 +539,10 @@ func (s *scanner) initBrace(fr *frame, i int) {
 	fr.tok = i
 	var arrow bool
 	fr.kind, fr.after, fr.fn, arrow = s.classifyBrace(s.cur(), i)
+	if s.pattern {
+		s.pattern = false
+		fr.kind, fr.after, fr.fn, arrow = bkObject, slashRegex, 0, false
+	}
 	switch fr.after {
 	case slashRegex:
 		fr.regexAfter = true
@@ -480,6 +562,8 @@ func (s *scanner) closeFrame(fr *frame, i int) {
 		if h := s.topHead(); fr.role == prParams && h != nil && h.state == hsParams {
 			h.state, h.closeTok = hsAfterParams, i
 		}
+	case '[':
+		t.bindingEnd = fr.binding
 	case '{':
 		t.slashUnknown = fr.after == slashUnknown
 		if f := s.cur(); fr.endsStmt && f.kind == bkStmts {
@@ -506,8 +590,8 @@ func (s *scanner) classifyBrace(f *frame, i int) (kind braceKind, after slashAft
 			return bkClass, h.after, 0, false
 		}
 	}
-	if i == 0 {
-		return bkStmts, slashRegex, 0, false
+	if i == 0 || s.toks[i].stmtStart && !s.toks[i].stmtUnsure {
+		return bkStmts, slashRegex, 0, false // a block
 	}
 	p := i - 1
 	pt := s.toks[p]
@@ -516,9 +600,9 @@ func (s *scanner) classifyBrace(f *frame, i int) (kind braceKind, after slashAft
 		return bkType, slashDivide, 0, false // the expression goes on after the type
 	}
 	if f.st.typeish() {
-		if f.st.annotArrow && f.ch == '{' && (f.kind == bkClass || f.kind == bkObject) && s.endsType(p) {
+		if f.st.annotMethod && f.st.angle == 0 && s.endsType(p) {
 			// A method's body after its return type.
-			f.st.annot, f.st.annotArrow = false, false
+			f.st.annot, f.st.annotMethod = false, false
 			return bkStmts, slashRegex, fnBoundary, false
 		}
 		if pt.kind == tkPunct && ptext == "=>" && !f.st.asType {
@@ -659,8 +743,14 @@ func (s *scanner) classBodyAfter(p int) bool {
 	t := s.toks[p]
 	switch t.kind {
 	case tkIdent:
-		w := s.text(p)
-		return s.afterDot(p) || w == "class" || !isRegexKeyword(w) && w != "implements"
+		switch w := s.text(p); {
+		case s.afterDot(p) || w == "class":
+			return true
+		case w == "of" || w == "await" || w == "yield":
+			return !t.regexAfter // an identifier ends the heritage
+		default:
+			return !isRegexKeyword(w) && w != "implements"
+		}
 	case tkPunct:
 		switch s.text(p) {
 		case ")", "]", "}", ">":
