@@ -91,6 +91,9 @@ type stmtState struct {
 	// decl: a let, const or var declaration; declBinding: its next binding comes next, after
 	// which a line break ends the statement.
 	decl, declBinding bool
+	// poison: the tokenizer cannot tell whether a line break ended the statement; every "/" and
+	// "{" that depends on it is refused until the statement ends.
+	poison bool
 }
 
 func (st *stmtState) typeish() bool { return st.annot || st.asType }
@@ -121,6 +124,8 @@ type head struct {
 	after    slashAfter // what a "/" after the body's "}" is
 	fn       fnFlags
 	closeTok int // the index of the parameters' ")"
+	// ambient: a declared function ("declare function f(): T"), which has no body.
+	ambient bool
 }
 
 // cur returns the innermost open frame, or the top level.
@@ -154,14 +159,17 @@ func (s *scanner) trimHeads() {
 func (s *scanner) track(i int) {
 	t := &s.toks[i]
 	f := s.cur()
-	asi := s.asiBefore(f, i)
+	asi, unsure := s.asiBefore(f, i)
 	if asi {
 		f.st = stmtState{}
 		if h := s.topHead(); h != nil && h.state == hsReturnType && !s.is(i, tkPunct, "{") {
 			s.popHead() // "function f(): T" without a body
 		}
 	}
-	t.stmtStart, t.stmtUnsure = s.stmtStartAt(f, i, asi)
+	if unsure {
+		f.st.poison = true
+	}
+	t.stmtStart, t.stmtUnsure = s.stmtStartAt(f, i, asi, unsure)
 	s.stepHead(i)
 	if f.st.declBinding {
 		f.st.declBinding = false
@@ -184,39 +192,70 @@ func (s *scanner) track(i int) {
 
 // asiBefore reports whether a line break before token i, in frame f, ends the statement: after
 // an operand, a declaration's binding or a type annotation, before a token that cannot go on
-// with them.
-func (s *scanner) asiBefore(f *frame, i int) bool {
+// with them. unsure: that depends on whether "of" or "await" before the line break is a keyword,
+// which the tokenizer could not tell.
+func (s *scanner) asiBefore(f *frame, i int) (asi, unsure bool) {
 	t := s.toks[i]
-	if !t.nl || i == 0 {
-		return false
+	if !t.nl || i == 0 || f.ch != 0 && f.ch != '{' {
+		return false, false // no semicolon is inserted inside brackets
 	}
 	p := s.toks[i-1]
-	switch {
-	case f.st.annot && !f.st.asType && f.st.angle == 0 && s.mayEndType(i-1),
-		p.bindingEnd:
-		// A type goes on only with "|", "&" or "." after a line break, a declaration with "=",
-		// ",", "!" or ":".
+	var ends bool
+	switch w := s.text(i - 1); {
+	case f.st.annot && !f.st.asType && f.st.angle == 0 && s.mayEndType(i-1), p.bindingEnd:
+		// A type goes on after a line break only with "|", "&" or ".", a declaration with "=",
+		// "," or ":".
 		if t.kind == tkPunct {
 			switch s.text(i) {
 			case "|", "&", ".", "=", ",", "=>", "?", ":", ">", "!":
-				return false
+				return false, false
 			}
 		}
-		return t.kind != tkIdent || !continuingWords[s.text(i)]
+		return true, false
+	case p.kind == tkIdent && !s.afterDot(i-1) && w == "yield":
+		ends = true // a restricted production, or an identifier
+	case p.kind == tkIdent && !s.afterDot(i-1) && (w == "of" || w == "await"):
+		if p.slashUnknown {
+			return false, s.beginsLine(i)
+		}
+		ends = !p.regexAfter // an identifier
+	case f.st.asType && f.st.angle == 0 && s.mayEndType(i-1):
+		ends = true
+	default:
+		ends = s.endsStatement(i - 1)
 	}
-	ends := s.endsStatement(i-1) || f.st.asType && f.st.angle == 0 && s.mayEndType(i-1)
-	return ends && (s.is(i, tkPunct, "{") || s.startsStatement(i))
+	return ends && s.beginsLine(i), false
+}
+
+// beginsLine reports whether token i, after a line break, cannot go on with the expression before
+// it, so that a semicolon is inserted before it.
+func (s *scanner) beginsLine(i int) bool {
+	switch t := s.toks[i]; t.kind {
+	case tkIdent:
+		w := s.text(i)
+		return w != "in" && w != "instanceof"
+	case tkNumber, tkString, tkPrivate:
+		return true
+	case tkPunct:
+		switch s.text(i) {
+		case "{", "!", "~", "++", "--":
+			return true
+		}
+	}
+	return false
 }
 
 // stmtStartAt reports whether token i starts a statement of frame f (asi: a line break before
-// it ended the statement); unsure when that depends on whether "of" or "await" before a line
-// break is a keyword, which the tokenizer could not tell.
-func (s *scanner) stmtStartAt(f *frame, i int, asi bool) (start, unsure bool) {
+// it ended the statement; unsure: the tokenizer cannot tell that).
+func (s *scanner) stmtStartAt(f *frame, i int, asi, unsure bool) (start, notSure bool) {
 	if f.ch != 0 && f.ch != '{' || f.kind != bkStmts {
 		return false, false
 	}
 	if i == 0 || i-1 == f.tok || asi {
 		return true, false
+	}
+	if unsure {
+		return false, true
 	}
 	p := s.toks[i-1]
 	switch p.kind {
@@ -225,9 +264,7 @@ func (s *scanner) stmtStartAt(f *frame, i int, asi bool) (start, unsure bool) {
 		case ";", "}":
 			return true, false
 		case ")":
-			if p.role == prControl {
-				return true, false
-			}
+			return p.role == prControl, false
 		case ":":
 			return p.label, false
 		}
@@ -236,15 +273,12 @@ func (s *scanner) stmtStartAt(f *frame, i int, asi bool) (start, unsure bool) {
 			switch s.text(i - 1) {
 			case "else", "do":
 				return true, false
-			case "return", "break", "continue", "throw", "yield":
+			case "return", "break", "continue", "throw":
 				return s.toks[i].nl, false
-			case "of", "await":
-				// A keyword expects an operand; an identifier ends one.
-				return s.toks[i].nl && !p.regexAfter, s.toks[i].nl && p.slashUnknown
 			}
 		}
 	}
-	return s.toks[i].nl && s.endsStatement(i-1), false
+	return false, false
 }
 
 // stepHead advances the pending head of the current frame past token i.
@@ -368,8 +402,9 @@ func (s *scanner) trackPunct(f *frame, i int) {
 		default:
 			f.st.annot = true // a TypeScript type annotation
 			if s.is(i-1, tkPunct, ")") {
+				// A method's, a function's or an arrow function's return type.
 				f.st.annotMethod = s.toks[i-1].role == prMethod
-				f.st.annotArrow = !f.st.annotMethod
+				f.st.annotArrow = s.toks[i-1].role == prOther
 			}
 		}
 	}
@@ -388,13 +423,11 @@ func (s *scanner) startHead(f *frame, i int, w string) {
 			j = i - 1
 		}
 	}
-	if s.is(j-1, tkIdent, "declare") && !s.afterDot(j-1) && w == "function" {
-		return // an ambient declaration: no body
-	}
 	if s.memberName(f, j) {
 		return // a method or property named "function" or "class"
 	}
 	h := head{depth: len(s.stack), state: hsName, fn: fl | fnKnown, closeTok: -1}
+	h.ambient = w == "function" && s.is(j-1, tkIdent, "declare") && !s.afterDot(j-1)
 	if w == "class" {
 		h.kind = hkClass
 	}
@@ -575,9 +608,14 @@ func (s *scanner) closeFrame(fr *frame, i int) {
 // classifyBrace returns what a "{" at token i in frame f opens, what a "/" after its "}" is and,
 // for a function's body, the function's flags; arrow reports an arrow function's body.
 func (s *scanner) classifyBrace(f *frame, i int) (kind braceKind, after slashAfter, fn fnFlags, arrow bool) {
+	if h := s.topHead(); h != nil && h.ambient && (h.state == hsAfterParams ||
+		h.state == hsReturnType && f.st.angle == 0 && s.endsType(i-1)) {
+		s.popHead() // a declared function has no body: a "{" after it starts a block, or fails
+		f.st.annot, f.st.annotArrow = false, false
+	}
 	if h := s.topHead(); h != nil {
 		switch {
-		case h.kind == hkFunction && (h.state == hsAfterParams || h.state == hsReturnType && s.endsType(i-1)):
+		case h.kind == hkFunction && (h.state == hsAfterParams || h.state == hsReturnType && f.st.angle == 0 && s.endsType(i-1)):
 			s.popHead()
 			if h.state == hsReturnType {
 				f.st.annot, f.st.annotArrow = false, false // the return type ended
@@ -588,10 +626,17 @@ func (s *scanner) classifyBrace(f *frame, i int) (kind braceKind, after slashAft
 		case h.kind == hkClass && s.classBodyAfter(i-1):
 			s.popHead()
 			return bkClass, h.after, 0, false
+		case h.kind == hkClass && !s.is(i-1, tkIdent, "extends"):
+			// Neither the body nor an object literal right after "extends": the head is lost.
+			s.popHead()
+			return bkUnknown, slashUnknown, 0, false
 		}
 	}
 	if i == 0 || s.toks[i].stmtStart && !s.toks[i].stmtUnsure {
 		return bkStmts, slashRegex, 0, false // a block
+	}
+	if f.st.poison || s.toks[i].stmtUnsure {
+		return bkUnknown, slashUnknown, 0, false
 	}
 	p := i - 1
 	pt := s.toks[p]
@@ -755,6 +800,8 @@ func (s *scanner) classBodyAfter(p int) bool {
 		switch s.text(p) {
 		case ")", "]", "}", ">":
 			return true
+		case "!":
+			return !t.regexAfter // TypeScript's non-null assertion
 		}
 		return false
 	case tkTemplate:
@@ -776,6 +823,10 @@ func (s *scanner) slashIsRegex() bool {
 		return regex
 	}
 	f := s.cur()
+	if f.st.poison {
+		s.toks[i].slashUnknown = true
+		return regex
+	}
 	if !f.st.typeish() || !s.mayEndType(i) {
 		return regex
 	}

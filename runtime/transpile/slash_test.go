@@ -403,7 +403,23 @@ func (g *slashGen) expr(d int) string {
 		return g.pick("a", "1", "'s'", "x.of", "of", "this", "/r/")
 	}
 	e := func() string { return g.expr(d - 1) }
-	switch g.r.IntN(26) {
+	switch g.r.IntN(34) {
+	case 26:
+		return e() + "!"
+	case 27:
+		return "a?.b(" + e() + ")"
+	case 28:
+		return "<T>" + e()
+	case 29:
+		return "{ async *m() {" + g.stmts(d-1) + "}, get g() {" + g.stmts(d-1) + "} }"
+	case 30:
+		return "new class extends " + e() + " {}"
+	case 31:
+		return "function* () { yield " + e() + " }"
+	case 32:
+		return "async " + g.pick("x", "(x)") + " => " + e()
+	case 33:
+		return "x => " + e()
 	case 0:
 		return "{a: " + e() + "}"
 	case 1:
@@ -472,7 +488,23 @@ func (g *slashGen) stmt(d int) string {
 		return g.expr(0)
 	}
 	e := func() string { return g.expr(d - 1) }
-	switch g.r.IntN(22) {
+	switch g.r.IntN(30) {
+	case 22:
+		return "do " + g.stmt(d-1) + "; while (" + e() + ")"
+	case 23:
+		return "for (let [q] of " + e() + ") {" + g.stmts(d-1) + "}"
+	case 24:
+		return "switch (x) { default: {" + g.stmts(d-1) + "} }"
+	case 25:
+		return "class A extends " + e() + " { static {" + g.stmts(d-1) + "} get g() {" + g.stmts(d-1) + "} }"
+	case 26:
+		return "abstract class C<T> implements I {" + " m(): " + g.typ(d-1) + " {" + g.stmts(d-1) + "} }"
+	case 27:
+		return "declare function d(): " + g.typ(d-1) + "\n"
+	case 28:
+		return "function* g() {" + g.stmts(d-1) + " yield\n" + e() + "}"
+	case 29:
+		return "for (" + g.pick("x", "const [q]", "q.of") + " of " + e() + ") " + g.stmt(d-1)
 	case 0:
 		return "if (" + e() + ") " + g.stmt(d-1)
 	case 1:
