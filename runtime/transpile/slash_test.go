@@ -281,7 +281,11 @@ func TestSlashDifferential(t *testing.T) {
 		}
 	}
 	r := rand.New(rand.NewPCG(1, 2)) // deterministic
-	for len(progs) < 12000 {
+	total := 12000
+	if raceEnabled || testing.Short() {
+		total = len(progs) + 1000
+	}
+	for len(progs) < total {
 		if src, ok := slashProgram(r); ok {
 			progs = append(progs, src)
 		}
