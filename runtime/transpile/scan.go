@@ -10,10 +10,13 @@ import (
 // simply be erased (enums, runtime namespaces, constructor parameter properties, decorators), so
 // coderun looks for those itself, at the token level. The tokenizer understands comments, string
 // literals, template literals with nested substitutions and regular expression literals, which it
-// tells from division by the previous significant token (with the usual refinements for ")" and
-// "}"). That heuristic can be fooled by pathological code; the only consequence is the quality of
-// an error message or a rejection of such code, never unchecked output: esbuild still parses the
-// program and a second esbuild pass verifies the result (see Compile).
+// tells from division as esbuild's grammar does (see slash.go): by the previous significant
+// token, what a "}" closes, and whether a type, a declaration's binding or a statement just ended.
+// That reading must equal esbuild's, because the nesting check (nesting.go) counts these tokens:
+// a "/" read the other way could hide code from it behind a string or regular expression. Where
+// the tokenizer cannot tell, the program is refused (ambiguousSlash). For the checks of this file
+// a misreading costs only the quality of an error message or a rejection, never unchecked output:
+// esbuild still parses the program and a second esbuild pass verifies the result (see Compile).
 
 type tokKind uint8
 

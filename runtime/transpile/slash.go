@@ -1,34 +1,42 @@
 package transpile
 
-// This file decides what a "/" right after "}", "of", "yield" or "await" is, as esbuild's parser
-// decides it from the grammar: the start of a regular expression where an operand is expected
+// This file decides what a "/" is where the previous token does not tell: after "}", after
+// "of", "yield" and "await", after a TypeScript type, after ">" and after a declaration's binding.
+// esbuild's parser decides it from the grammar: a regular expression where an operand is expected
 // (a statement starts, or an operator precedes), a division where an operand precedes.
 //
 // The tokenizer cannot parse, but it must read every "/" the way esbuild does: if it took the
 // start of a regular expression for a division (or the reverse), it would tokenize the rest of the
 // line differently from esbuild, and a quote or backtick inside a regular expression read as code
-// (or brackets inside one read as a regular expression) could hide code from checkNesting. So
-// for every "{" the tokenizer records, from the tokens before it, what it opens:
-//   - a statement list after which a statement starts (a block, a switch body, the body of a
-//     function or class declaration, or of an arrow function, after which esbuild either starts a
-//     statement or fails at the "/"): "/" starts a regular expression after its "}";
-//   - an expression (an object literal or pattern, the body of a function or class expression, a
-//     type after "as" or "satisfies"): "/" divides after its "}";
-//   - or something it cannot tell (a TypeScript type in an annotation or alias, a "{" whose
-//     context it does not follow). A "/" after such a "}" is refused (see ambiguousSlash).
+// (or brackets inside one read as a regular expression) could hide code from checkNesting. So:
+//   - For every "{" the tokenizer records, from the tokens before it, what it opens: a statement
+//     list after which a statement starts (a block, a switch body, the body of a function or class
+//     declaration, or of an arrow function, after which esbuild either starts a statement or fails
+//     at the "/"): a regular expression follows its "}"; an expression (an object literal or
+//     pattern, the body of a function or class expression, a type after "as" or "satisfies"): a
+//     division follows; or something it cannot tell (a TypeScript type in an annotation or alias,
+//     a "{" whose context it lost).
+//   - Function and class heads are followed from the keyword to the body, so that the body of a
+//     function or class expression is told from a block.
+//   - A frame remembers, for its current statement, the "?" not yet matched by ":", whether a
+//     "case" clause is open, whether a TypeScript type is being read (an annotation ":", "type X
+//     =", "as", "satisfies", a return type) and whether a declaration's binding comes next, and
+//     ends the statement where esbuild inserts a semicolon.
+//   - After a type annotation, a line break ends the statement and a "/" starts a regular
+//     expression; after an as-type the expression goes on and a "/" divides; where the tokenizer
+//     cannot tell whether the type ended before the "/", and the two readings differ, it refuses.
+//     After a declaration's binding ("let a"), a "/" starts a regular expression (after a line
+//     break; on the same line esbuild fails). After a ">" that may close type arguments ("f<T>"),
+//     esbuild divides; a "/" there is refused unless no "<" is open in the statement.
+//   - "of" is the keyword of a for-of head right after the head's left-hand side and an
+//     identifier elsewhere; "await" is a keyword in the program's top level and in async
+//     functions, an identifier in other functions; "yield" is a keyword in generators. Where the
+//     enclosing function is not known (a method, an arrow function's expression body,
+//     parameters), a "/" after them is refused.
 //
-// Function and class heads are followed from the keyword to the body, so that the body of a
-// function or class expression is told from a block; a frame remembers, for its current
-// statement, the "?" not yet matched by ":", whether a "case" clause is open, and whether a
-// TypeScript type has started (an annotation ":", "type X =", "as", "satisfies"), in which "{"
-// opens a type. Every decision errs on the side of "cannot tell" wherever TypeScript syntax makes
-// the reading uncertain; such a program is refused only when a "/" actually follows the "}".
-//
-// "of" is the keyword of a for-of head right after the head's left-hand side (a regular
-// expression follows) and an identifier elsewhere (a division follows). "await" is a keyword in
-// the program's top level and in async functions, an identifier in other functions; "yield" is a
-// keyword in generators. Where the enclosing function is not known (a method, an arrow function's
-// expression body, parameters), a "/" after them is refused.
+// Every decision errs on the side of "cannot tell" where the reading is uncertain; such a program
+// is refused (ambiguousSlash) only when a "/" actually follows. TestSlashDifferential checks the
+// decisions against esbuild's own reading on thousands of generated programs.
 
 // braceKind is what a "{" opens.
 type braceKind uint8
@@ -198,6 +206,9 @@ func (s *scanner) asiBefore(f *frame, i int) (asi, unsure bool) {
 	t := s.toks[i]
 	if !t.nl || i == 0 || f.ch != 0 && f.ch != '{' {
 		return false, false // no semicolon is inserted inside brackets
+	}
+	if h := s.topHead(); h != nil && !h.ambient && s.is(i, tkPunct, "{") {
+		return false, false // a function's or class's body
 	}
 	p := s.toks[i-1]
 	var ends bool
@@ -560,7 +571,7 @@ func (s *scanner) methodParams(i int) bool {
 	}
 	switch p := s.toks[i-1]; p.kind {
 	case tkIdent, tkString, tkNumber, tkPrivate:
-		return true
+		return s.memberName(f, i-1) // not "a: f(x)"
 	case tkPunct:
 		return s.text(i-1) == "]" || s.text(i-1) == ">"
 	}

@@ -123,6 +123,13 @@ var slashCases = []struct {
 	{"let t: A<B>\n{} /mk/g", readsRegex},
 	{"type T = void\n\nclass A {} /mk/g", readsRegex},
 	{"class A { m(): () => void { lbl: {} /mk/g } }", readsRegex},
+	{"declare function d(): void\n {a: 1} /mk/g", readsRegex},
+	{"declare function d(): Map<() => {a: 1}, T>\n{} /mk/g", readsRegex},
+	{"let t: void = class { m() {} }\nof, a satisfies {}/mk/g", readsDivide},
+	{"x = new class extends /r/! {} < x\n{} /mk/g", readsRegex},
+	{"x = { a: async (x): T => 1, b: c /mk/g }", readsDivide},
+	{"x = f(1) > g(2)\nclass A {} /mk/g", readsRegex},
+	{"x = function ()\n{} /mk/g", readsDivide},
 	{"x = a > /mk/g.source.length", readsRegex},
 	// of, await, yield.
 	{"for (const x of /mk/g.exec(s)) {}", readsRegex},
