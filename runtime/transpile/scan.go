@@ -30,16 +30,17 @@ const (
 	tkPrivate                 // #name
 )
 
+// token is one token; its fields are ordered so that it takes 32 bytes.
 type token struct {
+	start, end int // byte offsets into the source
 	kind       tokKind
-	start, end int  // byte offsets into the source
 	nl         bool // a line terminator (or a comment holding one) precedes the token
 	// For ")" and "}": a "/" right after this token starts a regular expression.
 	regexAfter bool
 	// For tkTemplate: the part ends with "${", so an expression follows.
 	tmplOpen bool
-	// For "}", "of", "yield" and "await": the tokenizer cannot tell whether a "/" after the token
-	// divides or starts a regular expression (see slash.go).
+	// slashUnknown: the tokenizer cannot tell whether a "/" after the token divides or starts a
+	// regular expression (see slash.go).
 	slashUnknown bool
 	// For ":": it ends a label or a case clause (a statement follows), or it is a conditional
 	// expression's (an expression follows).
