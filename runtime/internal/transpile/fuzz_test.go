@@ -1,6 +1,7 @@
 package transpile
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -12,7 +13,8 @@ import (
 // FuzzCompile: for any program text, Compile returns a Program or an *Error, never panics or
 // overflows its stack, and its output stays linear in its input. The seed corpus
 // (testdata/fuzz/FuzzCompile) holds small versions of the deep and backtracking shapes, and of
-// the shapes esbuild reports many diagnostics for; see TestWriteFuzzSeeds.
+// the shapes esbuild reports many diagnostics for, and programs where a "/" after "}", a type or
+// a keyword would hide brackets if misread (slashCases); see TestWriteFuzzSeeds.
 func FuzzCompile(f *testing.F) {
 	f.Add("return 1")
 	f.Add("const m = new Map<string, number>(); return m.size < 1 ? [1] : {a: 1}")
@@ -48,6 +50,16 @@ func TestWriteFuzzSeeds(t *testing.T) {
 		name := strings.NewReplacer(" ", "-", ",", "").Replace(s.name)
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
 			t.Fatal(err)
+		}
+	}
+	for k, c := range slashCases {
+		for variant := range 2 {
+			src := hostileSlash(c.src, c.want, MaxNesting+10, variant)
+			body := "go test fuzz v1\nstring(" + strconv.Quote(src) + ")\n"
+			name := fmt.Sprintf("slash-%02d-%d", k, variant)
+			if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
 	for _, d := range diagShapes {

@@ -266,17 +266,18 @@ func (n *nester) open(s *scanner, i int, c byte) *nestingError {
 }
 
 // ambiguousSlash rejects a "/" that starts token i where the tokenizer cannot tell, as esbuild
-// does from the grammar, whether it divides or starts a regular expression: after "}" (a block,
-// or an object, function or class expression) and after "of", "yield" and "await" (keywords, or
-// identifiers). Guessing wrong would hide code from checkNesting.
+// does from the grammar, whether it divides or starts a regular expression: after a "}" whose
+// "{" it could not classify (a TypeScript type, an unusual context), after "of", "yield" or
+// "await" where it cannot tell keyword from identifier, and after "yield" and a line break (see
+// slash.go). Guessing wrong would hide code from checkNesting.
 func (s *scanner) ambiguousSlash(i int) *nestingError {
 	t := s.toks[i]
 	if i == 0 || s.src[t.start] != '/' || t.kind != tkRegex && t.kind != tkPunct {
 		return nil
 	}
 	switch p := s.toks[i-1]; {
-	case p.kind == tkPunct && s.text(i-1) == "}":
-	case p.kind == tkIdent && !s.afterDot(i-1) && (s.text(i-1) == "of" || s.text(i-1) == "yield" || s.text(i-1) == "await"):
+	case p.slashUnknown:
+	case t.nl && p.kind == tkIdent && !s.afterDot(i-1) && s.text(i-1) == "yield":
 	default:
 		return nil
 	}

@@ -10,10 +10,13 @@ import (
 // simply be erased (enums, runtime namespaces, constructor parameter properties, decorators), so
 // coderun looks for those itself, at the token level. The tokenizer understands comments, string
 // literals, template literals with nested substitutions and regular expression literals, which it
-// tells from division by the previous significant token (with the usual refinements for ")" and
-// "}"). That heuristic can be fooled by pathological code; the only consequence is the quality of
-// an error message or a rejection of such code, never unchecked output: esbuild still parses the
-// program and a second esbuild pass verifies the result (see Compile).
+// tells from division as esbuild's grammar does (see slash.go): by the previous significant
+// token, what a "}" closes, and whether a type, a declaration's binding or a statement just ended.
+// That reading must equal esbuild's, because the nesting check (nesting.go) counts these tokens:
+// a "/" read the other way could hide code from it behind a string or regular expression. Where
+// the tokenizer cannot tell, the program is refused (ambiguousSlash). For the checks of this file
+// a misreading costs only the quality of an error message or a rejection, never unchecked output:
+// esbuild still parses the program and a second esbuild pass verifies the result (see Compile).
 
 type tokKind uint8
 
@@ -27,14 +30,29 @@ const (
 	tkPrivate                 // #name
 )
 
+// token is one token; its fields are ordered so that it takes 32 bytes.
 type token struct {
+	start, end int // byte offsets into the source
 	kind       tokKind
-	start, end int  // byte offsets into the source
 	nl         bool // a line terminator (or a comment holding one) precedes the token
 	// For ")" and "}": a "/" right after this token starts a regular expression.
 	regexAfter bool
 	// For tkTemplate: the part ends with "${", so an expression follows.
 	tmplOpen bool
+	// slashUnknown: the tokenizer cannot tell whether a "/" after the token divides or starts a
+	// regular expression (see slash.go).
+	slashUnknown bool
+	// For ":": it ends a label or a case clause (a statement follows), or it is a conditional
+	// expression's (an expression follows).
+	label, cond bool
+	// stmtStart: the token starts a statement; stmtUnsure: the tokenizer cannot tell.
+	stmtStart, stmtUnsure bool
+	// bindingEnd: the token ends a declaration's binding (a "/" after it starts a regular
+	// expression after a line break, or fails).
+	bindingEnd bool
+	// For ")": what the parentheses belong to, and whether "async" precedes them.
+	role       parenRole
+	asyncParen bool
 }
 
 // frame is an open bracket: '(', '[', '{', or '`' for a template substitution "${".
@@ -42,6 +60,19 @@ type frame struct {
 	ch         byte
 	start      int
 	regexAfter bool // the value copied to the closing token
+	tok        int  // the index of the opening token (-1 for the top level)
+	// For "{": what it opens, what a "/" after its "}" is, the function it is the body of, and
+	// whether its "}" ends a statement (see slash.go).
+	kind     braceKind
+	after    slashAfter
+	fn       fnFlags
+	endsStmt bool
+	// For "(": what it belongs to; a for head's "of" and ";" seen; "async" before it.
+	role             parenRole
+	forHead, sawOf   bool
+	semi, asyncParen bool
+	binding          bool      // for "[": a declaration's destructuring pattern
+	st               stmtState // the frame's current statement
 }
 
 type scanner struct {
@@ -50,6 +81,11 @@ type scanner struct {
 	nl    bool
 	toks  []token
 	stack []frame
+	// top is the top level's frame; heads are the pending function and class heads.
+	top   frame
+	heads []head
+	// pattern: the "{" or "[" being opened is a declaration's destructuring pattern.
+	pattern bool
 	// unmatched is the byte offset of the first closing bracket that matches no opener, or -1.
 	unmatched int
 	// nestErr is the first place where the program nests too deeply; tokens stop there.
@@ -63,6 +99,7 @@ type scanner struct {
 // first token that nests too deeply, which nestErr then describes.
 func tokenize(src string) *scanner {
 	s := &scanner{src: src, unmatched: -1}
+	s.top = frame{tok: -1, kind: bkStmts, fn: fnBoundary | fnKnown | fnAsync}
 	n := newNester()
 	for {
 		s.skipSpace()
@@ -214,6 +251,7 @@ func (s *scanner) next() {
 	case c == '`':
 		s.pos++
 		s.scanTemplate(start)
+		return // scanTemplate tracks its token
 	case c == '"' || c == '\'':
 		s.scanString(c)
 		s.emit(tkString, start)
@@ -228,14 +266,14 @@ func (s *scanner) next() {
 		if s.pos == start { // a lone backslash or an unexpected character
 			s.pos += max(1, utf8RuneLen(src[start:]))
 			s.emit(tkPunct, start)
-			return
+		} else {
+			s.emit(tkIdent, start)
 		}
-		s.emit(tkIdent, start)
 	case c == '/':
-		if s.regexAllowed() {
+		if s.slashIsRegex() {
 			s.scanRegex()
 			s.emit(tkRegex, start)
-			return
+			break
 		}
 		s.pos++
 		if s.pos < len(src) && src[s.pos] == '=' {
@@ -244,11 +282,15 @@ func (s *scanner) next() {
 		s.emit(tkPunct, start)
 	case c == '}' && len(s.stack) > 0 && s.stack[len(s.stack)-1].ch == '`':
 		s.stack = s.stack[:len(s.stack)-1]
+		s.trimHeads()
 		s.pos++
 		s.scanTemplate(start)
+		return
 	default:
 		s.scanPunct()
+		return // scanPunct tracks its token
 	}
+	s.track(len(s.toks) - 1)
 }
 
 func utf8RuneLen(s string) int {
@@ -309,11 +351,13 @@ func (s *scanner) scanTemplate(start int) {
 		case c == '`':
 			s.pos++
 			s.emit(tkTemplate, start)
+			s.track(len(s.toks) - 1)
 			return
 		case c == '$' && s.pos+1 < len(src) && src[s.pos+1] == '{':
 			s.pos += 2
 			s.emit(tkTemplate, start).tmplOpen = true
-			s.stack = append(s.stack, frame{ch: '`', start: s.pos - 2})
+			s.track(len(s.toks) - 1)
+			s.stack = append(s.stack, frame{ch: '`', start: s.pos - 2, tok: len(s.toks) - 1})
 			return
 		default:
 			s.pos++
@@ -321,6 +365,7 @@ func (s *scanner) scanTemplate(start int) {
 	}
 	s.pos = len(src)
 	s.emit(tkTemplate, start) // unterminated
+	s.track(len(s.toks) - 1)
 }
 
 func (s *scanner) scanRegex() {
@@ -373,6 +418,17 @@ func (s *scanner) scanPunct() {
 			f.regexAfter = s.braceIsBlock()
 		}
 		s.emit(tkPunct, start)
+		i := len(s.toks) - 1
+		s.track(i)
+		switch c {
+		case '(':
+			s.initParen(&f, i)
+		case '{':
+			s.initBrace(&f, i)
+		default:
+			f.tok = i
+			f.binding, s.pattern = s.pattern, false
+		}
 		s.stack = append(s.stack, f)
 	case ')', ']', '}':
 		want := byte('(')
@@ -383,12 +439,16 @@ func (s *scanner) scanPunct() {
 			want = '{'
 		}
 		t := s.emit(tkPunct, start)
+		i := len(s.toks) - 1
 		if len(s.stack) > 0 && s.stack[len(s.stack)-1].ch == want {
-			t.regexAfter = s.stack[len(s.stack)-1].regexAfter
+			fr := s.stack[len(s.stack)-1]
+			t.regexAfter = fr.regexAfter
 			s.stack = s.stack[:len(s.stack)-1]
+			s.closeFrame(&fr, i)
 		} else if s.unmatched < 0 {
 			s.unmatched = start
 		}
+		s.track(i)
 	default:
 		t := s.emit(tkPunct, start)
 		if p := src[start:s.pos]; p == "++" || p == "--" || p == "!" {
@@ -397,6 +457,7 @@ func (s *scanner) scanPunct() {
 			// an expression.
 			t.regexAfter = t.nl || s.regexAfterToken(len(s.toks)-2)
 		}
+		s.track(len(s.toks) - 1)
 	}
 }
 
@@ -433,13 +494,24 @@ func (s *scanner) regexAfterToken(i int) bool {
 		return true
 	}
 	t := s.toks[i]
+	if t.bindingEnd {
+		return true
+	}
 	switch t.kind {
 	case tkNumber, tkString, tkRegex, tkPrivate:
 		return false
 	case tkTemplate:
 		return t.tmplOpen
 	case tkIdent:
-		return !s.afterDot(i) && isRegexKeyword(s.text(i))
+		if s.afterDot(i) {
+			return false
+		}
+		switch w := s.text(i); w {
+		case "of", "yield", "await":
+			return t.regexAfter // decided by trackWord
+		default:
+			return isRegexKeyword(w)
+		}
 	}
 	switch s.text(i) {
 	case ")", "}":

@@ -33,9 +33,12 @@ func TestTokenizeRegexOrDivision(t *testing.T) {
 		{"a.return / 2", "id:a p:. id:return p:/ num:2"},
 		{"x! / 2", "id:x p:! p:/ num:2"},
 		{"!/re/.test(s)", "p:! re:/re/ p:. id:test p:( id:s p:)"},
-		// A "/" right after "}" is ambiguous: the nesting check stops the tokens there.
-		{"{}\n/re/.test(s)", "p:{ p:} re:/re/"},
-		{"x = {} / 2", "id:x p:= p:{ p:} p:/"},
+		// After "}", as the grammar reads it (see slash.go); where the tokenizer cannot tell, the
+		// nesting check stops the tokens there.
+		{"{}\n/re/.test(s)", "p:{ p:} re:/re/ p:. id:test p:( id:s p:)"},
+		{"x = {} / 2", "id:x p:= p:{ p:} p:/ num:2"},
+		{"x = function () {} / 2", "id:x p:= id:function p:( p:) p:{ p:} p:/ num:2"},
+		{"let t: {}\n/re/", "id:let id:t p:: p:{ p:} p:/"},
 		{"a[0] / 2", "id:a p:[ num:0 p:] p:/ num:2"},
 		{"a++ / 2", "id:a p:++ p:/ num:2"},
 		{"/[/]/.source", "re:/[/]/ p:. id:source"},
