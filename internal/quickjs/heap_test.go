@@ -2,11 +2,9 @@ package quickjs
 
 import (
 	"bytes"
-	"context"
 	"testing"
 
 	"github.com/coderun/coderun/wasm"
-	"github.com/coderun/coderun/wasm/upstream"
 	"github.com/stretchr/testify/require"
 )
 
@@ -14,21 +12,8 @@ import (
 // block, as the runtime's instances have it.
 func newStackInstance(t testing.TB) *Instance {
 	t.Helper()
-	ctx := context.Background()
-	m, err := wasm.Decode(upstream.Module())
-	require.NoError(t, err)
-	require.NoError(t, wasm.ExportStdLoop(m))
-	require.NoError(t, wasm.ExportStackPointer(m))
-	require.NoError(t, wasm.AddDispatcher(m))
-	bin, err := m.Encode()
-	require.NoError(t, err)
-	e, err := NewEngine(ctx, Options{Wasm: bin, MemoryLimitPages: 1024})
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = e.Close(ctx) })
-	in, err := e.Instantiate(ctx, &nopHost{})
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = in.Close(ctx) })
-	require.NoError(t, in.Init(InitOptions{StackBytes: 256 << 10, StackMargin: 8 << 10}))
+	in := newInstanceWith(t, &nopHost{}, InitOptions{StackBytes: 256 << 10, StackMargin: 8 << 10},
+		wasm.ExportStdLoop, wasm.ExportStackPointer, wasm.AddDispatcher)
 	require.NotZero(t, in.stackBase)
 	return in
 }

@@ -23,11 +23,19 @@ func (h *nopHost) FuelYield(in *Instance, left int64) int64 { return 1 << 40 }
 // the passes Instantiate needs, served by h and closed when t ends.
 func newInstance(t testing.TB, h Host) *Instance {
 	t.Helper()
+	return newInstanceWith(t, h, InitOptions{StackMargin: 8 << 10}, wasm.ExportStdLoop, wasm.AddDispatcher)
+}
+
+// newInstanceWith is newInstance with the given passes (in order) and
+// initialization options.
+func newInstanceWith(t testing.TB, h Host, opts InitOptions, passes ...func(*wasm.Module) error) *Instance {
+	t.Helper()
 	ctx := context.Background()
 	m, err := wasm.Decode(upstream.Module())
 	require.NoError(t, err)
-	require.NoError(t, wasm.ExportStdLoop(m))
-	require.NoError(t, wasm.AddDispatcher(m))
+	for _, pass := range passes {
+		require.NoError(t, pass(m))
+	}
 	bin, err := m.Encode()
 	require.NoError(t, err)
 	e, err := NewEngine(ctx, Options{Wasm: bin, MemoryLimitPages: 1024})
@@ -36,7 +44,7 @@ func newInstance(t testing.TB, h Host) *Instance {
 	in, err := e.Instantiate(ctx, h)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = in.Close(ctx) })
-	require.NoError(t, in.Init(InitOptions{StackMargin: 8 << 10}))
+	require.NoError(t, in.Init(opts))
 	return in
 }
 
