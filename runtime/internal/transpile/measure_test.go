@@ -20,21 +20,7 @@ func TestMeasureShapes(t *testing.T) {
 		var m0, m1 runtime.MemStats
 		runtime.GC()
 		runtime.ReadMemStats(&m0)
-		var peak uint64
-		stop := make(chan struct{})
-		go func() {
-			var m runtime.MemStats
-			for {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				runtime.ReadMemStats(&m)
-				peak = max(peak, m.StackInuse)
-				time.Sleep(500 * time.Microsecond)
-			}
-		}()
+		stopSampling := sampleStackPeak(500 * time.Microsecond)
 		phases := map[Phase]time.Duration{}
 		var last Phase
 		lastAt := time.Now()
@@ -48,7 +34,7 @@ func TestMeasureShapes(t *testing.T) {
 		}})
 		phases[last] = time.Since(lastAt)
 		total := time.Since(start)
-		close(stop)
+		peak := stopSampling()
 		runtime.ReadMemStats(&m1)
 		msg := ""
 		if err != nil {
@@ -83,25 +69,11 @@ func TestMeasureNearLimit(t *testing.T) {
 		var m0, m1 runtime.MemStats
 		runtime.GC()
 		runtime.ReadMemStats(&m0)
-		var peak uint64
-		stop := make(chan struct{})
-		go func() {
-			var m runtime.MemStats
-			for {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				runtime.ReadMemStats(&m)
-				peak = max(peak, m.StackInuse)
-				time.Sleep(200 * time.Microsecond)
-			}
-		}()
+		stopSampling := sampleStackPeak(200 * time.Microsecond)
 		start := time.Now()
 		_, err := Compile(src)
 		d := time.Since(start)
-		close(stop)
+		peak := stopSampling()
 		runtime.ReadMemStats(&m1)
 		msg := ""
 		if err != nil {
@@ -185,5 +157,30 @@ func TestMeasureDiagnostics(t *testing.T) {
 			msg = err.Error()[:min(70, len(err.Error()))]
 		}
 		fmt.Printf("%-30s %8.0fms %5d MiB %6d msgs   %6.0fms %5d MiB  %s\n", d.name, ms(rd), ra, msgs, ms(cd), ca, msg)
+	}
+}
+
+// sampleStackPeak samples the goroutine stacks in use every interval until
+// the returned function is called; that function waits for the sampler to
+// stop and returns the highest StackInuse seen.
+func sampleStackPeak(interval time.Duration) (stop func() uint64) {
+	done, result := make(chan struct{}), make(chan uint64)
+	go func() {
+		var m runtime.MemStats
+		var peak uint64
+		for {
+			runtime.ReadMemStats(&m)
+			peak = max(peak, m.StackInuse)
+			select {
+			case <-done:
+				result <- peak
+				return
+			case <-time.After(interval):
+			}
+		}
+	}()
+	return func() uint64 {
+		close(done)
+		return <-result
 	}
 }
