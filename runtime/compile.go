@@ -27,11 +27,12 @@ var (
 // A program over MaxProgramBytes fails before anything reads it further. A cached program is
 // returned at once. Otherwise the program compiles on a goroutine of its own while the run
 // watches its context, Close and WallTime: when one of them ends the run, the run returns at once
-// and the compilation stops before its next phase (see transpile.CompileContext; the nesting
-// limits keep each phase linear in the program, which MaxProgramBytes bounds, and the diagnostics
-// bound keeps esbuild's error reports linear too). A phase already running is not interrupted:
-// what an abandoned compilation still costs is bounded by what a whole one costs, so compilations
-// are not otherwise limited in number.
+// and the compilation stops at its next look at its context, which it takes every few thousand
+// tokens of its own passes and before each call to esbuild (see transpile.CompileContext; the
+// nesting limits keep each phase linear in the program, which MaxProgramBytes bounds, and the
+// diagnostics bound keeps esbuild's error reports linear too). An esbuild call already running is
+// not interrupted: what an abandoned compilation still costs is bounded by one such call, so
+// compilations are not otherwise limited in number. Close waits for them (Engine.compiling).
 func (r *run) compile() *transpile.Program {
 	if err := transpile.CheckSize(r.source, r.limits.MaxProgramBytes); err != nil {
 		r.end(KindException, err.Error())
@@ -50,7 +51,9 @@ func (r *run) compile() *transpile.Program {
 		err  error
 	}
 	done := make(chan result, 1)
+	r.e.compiling.Add(1)
 	go func() {
+		defer r.e.compiling.Done()
 		prog, err := r.e.programs.Compile(ctx, r.source, transpile.Options{OnPhase: r.e.compilePhase})
 		done <- result{prog, err}
 	}()

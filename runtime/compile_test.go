@@ -75,20 +75,55 @@ func TestCompileCancelled(t *testing.T) {
 	require.Equal(t, 0, e.programs.Len(), "a stopped compilation is not cached")
 }
 
-// TestCompileClosed: Close ends a run that is compiling, as "runtime disposed".
+// TestCompileClosed: Close ends a run that is compiling, as "runtime disposed", and returns only
+// once the compilation has stopped: when Close returns, no goroutine is left of the engine, the
+// run or the compilation, and the compilation started no phase after the one in flight (esbuild's
+// transform, which cannot be interrupted).
 func TestCompileClosed(t *testing.T) {
+	before, _ := goroutinesButEsbuildHash() // before the engine: Close ends its goroutines too
 	e := testEngine(t)
-	started := make(chan struct{})
-	var once sync.Once
-	e.compilePhase = func(p transpile.Phase) { once.Do(func() { close(started) }) }
+	var mu sync.Mutex
+	var phases []transpile.Phase
+	inTransform := make(chan struct{})
+	e.compilePhase = func(p transpile.Phase) {
+		mu.Lock()
+		phases = append(phases, p)
+		mu.Unlock()
+		if p == transpile.PhaseTransform {
+			close(inTransform)
+		}
+	}
 	done := make(chan Outcome, 1)
 	go func() {
 		o, _ := e.run(context.Background(), strings.Repeat("x = -a.b.c;\n", 1<<20/12), nil)
 		done <- o
 	}()
-	<-started
+	<-inTransform
 	require.NoError(t, e.Close(context.Background()))
 	o := <-done
 	require.Equal(t, KindAbort, o.Kind)
 	require.Equal(t, "runtime disposed", o.Message)
+
+	mu.Lock()
+	require.Equal(t, []transpile.Phase{transpile.PhaseScan, transpile.PhaseTransform}, phases)
+	mu.Unlock()
+	runtime.Gosched() // lets the goroutines that have just signalled the end of their work exit
+	if n, stacks := goroutinesButEsbuildHash(); n > before {
+		t.Fatalf("%d goroutines after Close, %d before the engine:\n%s", n, before, stacks)
+	}
+}
+
+// goroutinesButEsbuildHash counts the goroutines, but for those hashing esbuild's output: every
+// esbuild call leaves one behind (linker.generateIsolatedHashInParallel) that nothing waits for,
+// and that ends by itself once it has hashed the output. It also returns the stacks.
+func goroutinesButEsbuildHash() (int, string) {
+	buf := make([]byte, 1<<20)
+	stacks := string(buf[:runtime.Stack(buf, true)])
+	n := 0
+	for _, g := range strings.Split(stacks, "\n\n") {
+		if !strings.Contains(g, "generateIsolatedHash") {
+			n++
+		}
+	}
+	return n, stacks
 }

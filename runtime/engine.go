@@ -80,6 +80,9 @@ type Engine struct {
 	closed  bool
 	closing chan struct{}
 	active  sync.WaitGroup
+	// compiling tracks the goroutines of compilations, which outlive a run that stops waiting
+	// for them (see run.compile) until their step in flight ends.
+	compiling sync.WaitGroup
 
 	// ready holds prewarmed instances, each used by exactly one run; filler
 	// tracks the goroutine that refills it; running counts runs in flight
@@ -271,8 +274,10 @@ func (e *Engine) RunWith(ctx context.Context, program string, bindings []Binding
 }
 
 // Close ends every run in flight as an abort ("runtime disposed"), waits
-// until all of them have returned, then releases the engine. Later Runs
-// return ErrClosed. Close is idempotent.
+// until all of them have returned and the compilations they started have
+// stopped (a compilation stops after its step in flight: see run.compile),
+// then releases the engine. Later Runs return ErrClosed. Close is
+// idempotent.
 func (e *Engine) Close(ctx context.Context) error {
 	e.mu.Lock()
 	first := !e.closed
@@ -282,7 +287,12 @@ func (e *Engine) Close(ctx context.Context) error {
 	}
 	e.mu.Unlock()
 	done := make(chan struct{})
-	go func() { e.active.Wait(); close(done) }()
+	go func() {
+		e.active.Wait()
+		// Runs start compilations (compiling.Add) only while active, so none starts now.
+		e.compiling.Wait()
+		close(done)
+	}()
 	select {
 	case <-done:
 	case <-ctx.Done():

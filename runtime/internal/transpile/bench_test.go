@@ -106,3 +106,25 @@ func BenchmarkPosition(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkScan runs the scan phase (tokenize, checks, line index) over the densest 1 MiB shapes.
+func BenchmarkScan(b *testing.B) {
+	for _, name := range []string{"statements", "strings"} {
+		var src string
+		for _, s := range worstShapes {
+			if s.name == name {
+				src = s.build(1 << 20)
+			}
+		}
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(src)))
+			for b.Loop() {
+				c := compilation{poll: newPoller(b.Context()), src: src}
+				if _, _, err := c.scan(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -278,9 +278,13 @@ func newDiagChecker(s *scanner, header int) *diagChecker {
 }
 
 // run adds up the costs of the program's constructs, and reports whether they stay within
-// maxDiagnosticWork. It stops when they exceed it.
+// maxDiagnosticWork. It stops when they exceed it, or (reporting true) when c.s.poll says the
+// compilation must stop.
 func (c *diagChecker) run() bool {
 	for i := range c.s.toks {
+		if c.s.poll.stop() {
+			return true
+		}
 		c.step(i)
 		if c.total > maxDiagnosticWork {
 			return false

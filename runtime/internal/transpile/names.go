@@ -52,8 +52,8 @@ type renamed struct {
 
 // restoreNames returns out with the names the program wrote in place of those esbuild made up,
 // and adjusts sm (which it owns) to the new text; on namesKept, out and sm are returned
-// unchanged. The slow path enters phaseNames first; err is set (and the result unusable) when
-// the compilation was stopped there.
+// unchanged. It looks at the compilation's context between its steps, and the slow path enters
+// phaseNames first; err is set (and the result unusable) when the compilation must stop.
 func (c *compilation) restoreNames(out string, sm *sourceMap, names []string, named []namedSegment) (string, namesOutcome, error) {
 	if len(named) == 0 {
 		return out, namesNone, nil
@@ -62,7 +62,13 @@ func (c *compilation) restoreNames(out string, sm *sourceMap, names []string, na
 	if !ok {
 		return out, namesKept, nil
 	}
+	if c.poll.check() {
+		return "", namesKept, c.poll.err
+	}
 	sound := c.fastSound(out, reps, names, named)
+	if c.poll.check() {
+		return "", namesKept, c.poll.err
+	}
 	restored := applyRenamed(out, reps)
 	outcome := namesFast
 	if !sound {

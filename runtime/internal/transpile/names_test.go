@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/evanw/esbuild/pkg/api"
 	"github.com/stretchr/testify/require"
 )
 
@@ -167,15 +168,12 @@ func TestRestoreNamesRealistic(t *testing.T) {
 	require.NotContains(t, p.JS(), "shadow2")
 }
 
-// TestRestoreNamesStops: a compilation cancelled before phaseNames starts fails with the cause;
-// on the fast path, which has no phaseNames, it completes.
+// TestRestoreNamesStops: a compilation cancelled as phaseSourceMap starts fails with the cause,
+// on either path, before it decodes the source map or restores names, and phaseNames never starts.
 func TestRestoreNamesStops(t *testing.T) {
-	for _, tt := range []struct {
-		name, src string
-		stopped   bool
-	}{
-		{"slow path", "const x = 1\n{ const x = 2; return 'x2' }", true},
-		{"fast path", "const x = 1\n{ const x = 2; return x }", false},
+	for _, tt := range []struct{ name, src string }{
+		{"slow path", "const x = 1\n{ const x = 2; return 'x2' }"},
+		{"fast path", "const x = 1\n{ const x = 2; return x }"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx, cancel := context.WithCancelCause(t.Context())
@@ -188,13 +186,40 @@ func TestRestoreNamesStops(t *testing.T) {
 				}
 			}})
 			require.Equal(t, []Phase{PhaseScan, PhaseTransform, PhaseVerify, phaseSourceMap}, phases)
-			if !tt.stopped {
-				require.NoError(t, err)
-				require.Equal(t, namesFast, p.names)
-				return
-			}
 			require.Nil(t, p)
 			require.ErrorIs(t, err, cause)
+		})
+	}
+}
+
+// TestRestoreNamesStopsBetweenSteps: restoreNames itself looks at the context between its steps,
+// on either path.
+func TestRestoreNamesStopsBetweenSteps(t *testing.T) {
+	for _, tt := range []struct{ name, src string }{
+		{"slow path", "const x = 1\n{ const x = 2; return 'x2' }"},
+		{"fast path", "const x = 1\n{ const x = 2; return x }"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			c := compilation{poll: newPoller(t.Context()), src: tt.src}
+			input, _, err := c.scan()
+			require.NoError(t, err)
+			res := api.Transform(input, api.TransformOptions{Loader: api.LoaderTS, MinifyWhitespace: true,
+				Sourcemap: api.SourceMapExternal, Sourcefile: sourceFile})
+			require.Empty(t, res.Errors)
+			sm, names, named, err := parseSourceMapNamed(nil, res.Map)
+			require.NoError(t, err)
+			require.NotEmpty(t, named, "esbuild renamed x")
+
+			ctx, cancel := context.WithCancelCause(t.Context())
+			cause := errors.New("stop")
+			cancel(cause)
+			c.poll = newPoller(ctx)
+			var phases []Phase
+			c.opts.OnPhase = func(p Phase) { phases = append(phases, p) }
+			_, outcome, err := c.restoreNames(string(res.Code), sm, names, named)
+			require.ErrorIs(t, err, cause)
+			require.Equal(t, namesKept, outcome)
+			require.Empty(t, phases, "phaseNames does not start")
 		})
 	}
 }
@@ -230,7 +255,7 @@ func TestRestoreNamesLinear(t *testing.T) {
 func TestDecodeMappingsNamed(t *testing.T) {
 	var named []namedSegment
 	// line 0: col 2 -> 0:2 name 0; col 7 -> 0:5 (no name); line 1: col 1 -> 1:0 name 1
-	sm, err := decodeMappingsNamed("EAAEA,KAAG;CACLC", &named)
+	sm, err := decodeMappingsNamed(nil, "EAAEA,KAAG;CACLC", &named)
 	require.NoError(t, err)
 	require.Len(t, sm.lines, 2)
 	require.Equal(t, []namedSegment{
@@ -238,7 +263,7 @@ func TestDecodeMappingsNamed(t *testing.T) {
 		{genLine: 1, genCol: 1, srcLine: 1, srcCol: 0, name: 1},
 	}, named)
 
-	_, _, _, err = parseSourceMapNamed([]byte(`{"version":3,"sources":["a"],"names":["x"],"mappings":"AAAAC"}`))
+	_, _, _, err = parseSourceMapNamed(nil, []byte(`{"version":3,"sources":["a"],"names":["x"],"mappings":"AAAAC"}`))
 	require.ErrorIs(t, err, errVLQ, "a name index beyond the names")
 }
 

@@ -181,8 +181,7 @@ var errNotChecked = errors.New("unused")
 
 func TestCompileStopsBetweenPhases(t *testing.T) {
 	src := strings.Repeat("x = -a.b.c;\n", 1<<20/12)
-	// A cancel is seen before the next phase: cancelled in the last phase, the compilation
-	// completes.
+	// A cancel is seen before the next phase at the latest: no phase starts after it.
 	for _, stopAt := range []Phase{PhaseScan, PhaseTransform, PhaseVerify} {
 		t.Run(fmt.Sprint(stopAt), func(t *testing.T) {
 			ctx, cancel := context.WithCancelCause(t.Context())

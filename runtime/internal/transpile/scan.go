@@ -90,6 +90,9 @@ type scanner struct {
 	unmatched int
 	// nestErr is the first place where the program nests too deeply; tokens stop there.
 	nestErr *nestingError
+	// poll stops tokenize and the passes over the tokens once the compilation must stop; nil
+	// when nothing stops them.
+	poll *poller
 }
 
 // tokenize splits src into tokens. It never fails: malformed input (an unterminated string, say)
@@ -97,13 +100,17 @@ type scanner struct {
 //
 // The tokens are checked for nesting (see checkNesting) as they are made; tokenizing stops at the
 // first token that nests too deeply, which nestErr then describes.
-func tokenize(src string) *scanner {
-	s := &scanner{src: src, unmatched: -1}
+func tokenize(src string) *scanner { return tokenizeUntil(src, nil) }
+
+// tokenizeUntil is tokenize, stopping early (with the tokens so far) when p says the compilation
+// must stop. The scanner keeps p for the passes over its tokens.
+func tokenizeUntil(src string, p *poller) *scanner {
+	s := &scanner{src: src, unmatched: -1, poll: p}
 	s.top = frame{tok: -1, kind: bkStmts, fn: fnBoundary | fnKnown | fnAsync}
 	n := newNester()
 	for {
 		s.skipSpace()
-		if s.pos >= len(src) {
+		if s.pos >= len(src) || p.stop() {
 			return s
 		}
 		s.next()
@@ -580,11 +587,14 @@ const notErasable = " is not supported (only erasable TypeScript is accepted): "
 // check walks the tokens looking for constructs coderun refuses, and for the type-only
 // declarations that esbuild cannot parse inside a function body but that erase to nothing
 // ("import type ..." and "declare namespace/module/global {...}"). It returns the first
-// violation, if any, and the spans to erase.
+// violation, if any, and the spans to erase; both are incomplete when s.poll stops it.
 func (s *scanner) check() (*violation, []span) {
 	var erase []span
 	toks := s.toks
 	for i := 0; i < len(toks); i++ {
+		if s.poll.stop() {
+			return nil, erase
+		}
 		t := toks[i]
 		switch t.kind {
 		case tkPunct:
@@ -709,7 +719,7 @@ func (s *scanner) dottedName(j int) int {
 // matchBrace returns the index of the "}" closing the "{" at token j.
 func (s *scanner) matchBrace(j int) (int, bool) {
 	depth := 0
-	for k := j; k < len(s.toks); k++ {
+	for k := j; k < len(s.toks) && !s.poll.stop(); k++ {
 		if s.toks[k].kind != tkPunct {
 			continue
 		}
@@ -764,7 +774,7 @@ func (s *scanner) typeImport(i int) (int, bool) {
 	default:
 		return 0, false
 	}
-	for k := i + 2; k < len(toks); k++ {
+	for k := i + 2; k < len(toks) && !s.poll.stop(); k++ {
 		if toks[k].kind == tkPunct {
 			switch s.text(k) {
 			case ";", "=", "(", ")", "}":
@@ -809,7 +819,7 @@ func (s *scanner) parameterProperty(i int) *violation {
 	}
 	depth, nested, angle := 0, 0, 0
 	inType, paramStart := false, false
-	for k := i + 1; k < len(toks); k++ {
+	for k := i + 1; k < len(toks) && !s.poll.stop(); k++ {
 		t := toks[k]
 		top := depth == 1 && nested == 0
 		if t.kind == tkIdent && top && paramStart {

@@ -1,11 +1,14 @@
 package transpile
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
+	"strings"
 )
 
 // segment is one decoded mapping of a generated line: the generated column and, when mapped is
@@ -36,13 +39,14 @@ type namedSegment struct {
 
 // parseSourceMap decodes the JSON text of a source map (only the fields needed here).
 func parseSourceMap(text []byte) (*sourceMap, error) {
-	sm, _, _, err := parseSourceMapNamed(text)
+	sm, _, _, err := parseSourceMapNamed(nil, text)
 	return sm, err
 }
 
 // parseSourceMapNamed decodes the JSON text of a source map and also returns its names and its
-// named segments, in the order of the mappings.
-func parseSourceMapNamed(text []byte) (*sourceMap, []string, []namedSegment, error) {
+// named segments, in the order of the mappings. It stops, returning p's error, when p says the
+// compilation must stop (see decodeMappingsNamed).
+func parseSourceMapNamed(p *poller, text []byte) (*sourceMap, []string, []namedSegment, error) {
 	var raw struct {
 		Version  int      `json:"version"`
 		Sources  []string `json:"sources"`
@@ -59,7 +63,7 @@ func parseSourceMapNamed(text []byte) (*sourceMap, []string, []namedSegment, err
 		return nil, nil, nil, fmt.Errorf("source map: %d sources, want 1", len(raw.Sources))
 	}
 	var named []namedSegment
-	sm, err := decodeMappingsNamed(raw.Mappings, &named)
+	sm, err := decodeMappingsNamed(p, raw.Mappings, &named)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -91,25 +95,42 @@ func base64Value(c byte) int {
 // decodeMappings decodes the "mappings" field: generated lines separated by ';', segments by
 // ',', each segment 1, 4 or 5 base64 VLQ fields, all relative to the previous segment (the
 // generated column restarts at 0 on every line).
-func decodeMappings(m string) (*sourceMap, error) { return decodeMappingsNamed(m, nil) }
+func decodeMappings(m string) (*sourceMap, error) { return decodeMappingsNamed(nil, m, nil) }
 
 // decodeMappingsNamed decodes the "mappings" field like decodeMappings and, when named is not
-// nil, appends to it every segment that has a name.
-func decodeMappingsNamed(m string, named *[]namedSegment) (*sourceMap, error) {
-	sm := &sourceMap{lines: [][]segment{nil}}
+// nil, appends to it every segment that has a name. It looks at p every segment, and returns p's
+// error when the compilation must stop.
+//
+// The segments of all lines share one array, sized by counting separators first: esbuild prints
+// most programs on one line, whose segments append would otherwise copy over and over.
+func decodeMappingsNamed(p *poller, m string, named *[]namedSegment) (*sourceMap, error) {
+	all := make([]segment, 0, strings.Count(m, ",")+strings.Count(m, ";")+1)
+	sm := &sourceMap{lines: make([][]segment, 0, strings.Count(m, ";")+1)}
+	line := 0 // the index in all of the current line's first segment
+	endLine := func() {
+		var segs []segment // nil when the line has none
+		if len(all) > line {
+			segs = all[line:len(all):len(all)]
+		}
+		sm.lines = append(sm.lines, segs)
+		line = len(all)
+	}
 	var genCol, srcIdx, srcLine, srcCol, nameIdx int64
 	var fields [5]int64
 	i := 0
 	for i < len(m) {
 		switch m[i] {
 		case ';':
-			sm.lines = append(sm.lines, nil)
+			endLine()
 			genCol = 0
 			i++
 			continue
 		case ',':
 			i++
 			continue
+		}
+		if p.stop() {
+			return nil, p.err
 		}
 		n := 0
 		for i < len(m) && m[i] != ',' && m[i] != ';' {
@@ -143,7 +164,7 @@ func decodeMappingsNamed(m string, named *[]namedSegment) (*sourceMap, error) {
 				}
 				if named != nil {
 					*named = append(*named, namedSegment{
-						genLine: int32(len(sm.lines) - 1), genCol: int32(genCol),
+						genLine: int32(len(sm.lines)), genCol: int32(genCol),
 						srcLine: seg.srcLine, srcCol: seg.srcCol, name: int32(nameIdx),
 					})
 				}
@@ -154,14 +175,19 @@ func decodeMappingsNamed(m string, named *[]namedSegment) (*sourceMap, error) {
 		if genCol < 0 {
 			return nil, fmt.Errorf("%w: negative generated column", errVLQ)
 		}
-		last := len(sm.lines) - 1
-		sm.lines[last] = append(sm.lines[last], seg)
+		all = append(all, seg)
 	}
+	endLine()
 	for _, segs := range sm.lines {
-		sort.SliceStable(segs, func(a, b int) bool { return segs[a].genCol < segs[b].genCol })
+		// esbuild sorts them already.
+		if !slices.IsSortedFunc(segs, compareGenCol) {
+			slices.SortStableFunc(segs, compareGenCol)
+		}
 	}
 	return sm, nil
 }
+
+func compareGenCol(a, b segment) int { return cmp.Compare(a.genCol, b.genCol) }
 
 // decodeVLQ decodes one base64 VLQ value starting at m[i]: 5 data bits per digit, least
 // significant group first, bit 5 set on every digit but the last; the lowest bit of the result

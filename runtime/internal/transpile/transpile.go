@@ -248,36 +248,64 @@ type Options struct {
 	// esbuildOutput, set by tests, runs even plain JavaScript as esbuild printed it, so that
 	// tests of the source-map path (and of names.go) can use JavaScript programs.
 	esbuildOutput bool
+	// onScanPass, set by tests, is called before each pass of the scan starts.
+	onScanPass func(scanPass)
 }
+
+// scanPass is a pass of PhaseScan.
+type scanPass int
+
+// The passes of PhaseScan, in order. Each looks at the context before it starts, and the long
+// ones every pollEvery steps.
+const (
+	passTokenize    scanPass = iota // tokenize, which also checks the nesting (see nesting.go)
+	passCheck                       // scanner.check: the constructs coderun refuses
+	passDiagnostics                 // scanner.checkDiagnostics (see diag.go)
+	passLines                       // newLineIndex
+	passBlank                       // blank: erase the type-only declarations
+)
 
 // Compile transpiles src. Errors are *Error values.
 func Compile(src string) (*Program, error) {
 	return CompileContext(context.Background(), src, Options{})
 }
 
-// CompileContext transpiles src, checking ctx before each phase: once ctx is done no further phase
-// starts, and the error (not an *Error) wraps context.Cause(ctx). Other errors are *Error values.
+// CompileContext transpiles src, checking ctx before each phase, before each call to esbuild
+// (which cannot be interrupted) and, within the passes of its own, every few thousand tokens or
+// lines: once ctx is done no further phase starts, the pass under way stops, and the error (not
+// an *Error) wraps context.Cause(ctx). Other errors are *Error values.
 func CompileContext(ctx context.Context, src string, opts Options) (*Program, error) {
-	c := compilation{ctx: ctx, opts: opts, src: src}
+	c := compilation{poll: newPoller(ctx), opts: opts, src: src}
 	return c.run()
 }
 
 // compilation is one run of CompileContext.
 type compilation struct {
-	ctx   context.Context
+	poll  *poller
 	opts  Options
 	src   string
 	lines *lineIndex
 	sc    *scanner
 }
 
-// enter starts phase p, unless ctx is done.
+// enter starts phase p, unless the compilation must stop.
 func (c *compilation) enter(p Phase) error {
-	if c.ctx.Err() != nil {
-		return fmt.Errorf("transpile: compilation stopped: %w", context.Cause(c.ctx))
+	if c.poll.check() {
+		return c.poll.err
 	}
 	if c.opts.OnPhase != nil {
 		c.opts.OnPhase(p)
+	}
+	return nil
+}
+
+// pass starts pass p of the scan, unless the compilation must stop.
+func (c *compilation) pass(p scanPass) error {
+	if c.poll.check() {
+		return c.poll.err
+	}
+	if c.opts.onScanPass != nil {
+		c.opts.onScanPass(p)
 	}
 	return nil
 }
@@ -286,9 +314,9 @@ func (c *compilation) run() (*Program, error) {
 	if err := c.enter(PhaseScan); err != nil {
 		return nil, err
 	}
-	input, verr, stop := c.scan()
-	if stop != nil {
-		return nil, stop
+	input, verr, err := c.scan()
+	if err != nil {
+		return nil, err
 	}
 	wrapped := input // for verbatim
 
@@ -335,11 +363,14 @@ func (c *compilation) run() (*Program, error) {
 	if err := c.enter(phaseSourceMap); err != nil {
 		return nil, err
 	}
-	if js, ok := verbatim(wrapped, out); ok && !c.opts.esbuildOutput {
+	if js, ok := verbatim(c.poll, wrapped, out); ok && !c.opts.esbuildOutput {
 		return &Program{js: js, lines: strings.Split(js, "\n"), verbatim: true, userLines: c.lines.lines()}, nil
 	}
 	wrapped = ""
-	smap, names, named, err := parseSourceMapNamed(res.Map)
+	smap, names, named, err := parseSourceMapNamed(c.poll, res.Map)
+	if c.poll.err != nil {
+		return nil, c.poll.err
+	}
 	if err != nil {
 		err = fmt.Errorf("internal error: %w", err)
 		return nil, &Error{Message: err.Error(), cause: err}
@@ -375,7 +406,8 @@ func (c *compilation) run() (*Program, error) {
 // verbatim returns the Program's JS made of the user's own text, given esbuild's input (the
 // wrapped program, type-only declarations blanked) and esbuild's TypeScript output, when that text
 // is plain JavaScript whose every line break the engine counts as the user does (see "Positions").
-func verbatim(input, out string) (string, bool) {
+// It reports false, without calling esbuild, when p says the compilation must stop.
+func verbatim(p *poller, input, out string) (string, bool) {
 	body, ok := strings.CutPrefix(input, inputHeader)
 	if !ok {
 		return "", false
@@ -391,6 +423,9 @@ func verbatim(input, out string) (string, bool) {
 			return "", false
 		}
 		body = body[i+2:]
+	}
+	if p.check() {
+		return "", false
 	}
 	res := api.Transform(input, api.TransformOptions{
 		Loader:           api.LoaderJS,
@@ -408,8 +443,9 @@ func verbatim(input, out string) (string, bool) {
 
 // scan checks the program before esbuild sees it and returns the text to give esbuild, and the
 // first construct coderun refuses (reported unless esbuild finds an earlier syntax error). err is
-// a failure that must be reported at once: a NUL character, or nesting beyond the limits.
-func (c *compilation) scan() (input string, refused, err *Error) {
+// a failure that must be reported at once: a NUL character, nesting beyond the limits (both
+// *Error), or the compilation stopped by its context (see poller).
+func (c *compilation) scan() (input string, refused *Error, err error) {
 	src := c.src
 	// A program refused here is located without indexing its lines.
 	at := func(offset int, msg string) *Error {
@@ -420,8 +456,17 @@ func (c *compilation) scan() (input string, refused, err *Error) {
 		return "", nil, at(i, `SyntaxError: source contains a NUL character (U+0000), which the engine cannot load: `+
 			`write "\0" or "\u0000" inside string literals instead`)
 	}
-	c.sc = tokenize(src)
+	if err := c.pass(passTokenize); err != nil {
+		return "", nil, err
+	}
+	c.sc = tokenizeUntil(src, c.poll)
+	if err := c.pass(passCheck); err != nil {
+		return "", nil, err
+	}
 	v, erase := c.sc.check()
+	if c.poll.err != nil {
+		return "", nil, c.poll.err // check stopped early: v and erase are incomplete
+	}
 	if v != nil {
 		// Named like the engine's own rejections, so that a model reads
 		// them as the syntax errors they are.
@@ -432,6 +477,9 @@ func (c *compilation) scan() (input string, refused, err *Error) {
 			return "", nil, at(n.offset, n.message)
 		}
 	}
+	if err := c.pass(passDiagnostics); err != nil {
+		return "", nil, err
+	}
 	if d := c.sc.checkDiagnostics(len(inputHeader)); d != nil {
 		// esbuild would take too long over this program: report the earlier of this and the
 		// refused construct at once.
@@ -440,7 +488,13 @@ func (c *compilation) scan() (input string, refused, err *Error) {
 		}
 		return "", nil, refused
 	}
+	if err := c.pass(passLines); err != nil {
+		return "", nil, err
+	}
 	c.lines = newLineIndex(src)
+	if err := c.pass(passBlank); err != nil {
+		return "", nil, err
+	}
 	return inputHeader + blank(src, erase) + inputFooter, refused, nil
 }
 
