@@ -35,6 +35,14 @@
   // so that then() uses the intrinsic Promise without reading
   // Promise.prototype.constructor or Promise[Symbol.species].
   const speciesShield = ObjectFreeze({ __proto__: null, [SymbolSpecies]: undefined });
+  // What START's two property definitions need is made here, once, in the
+  // snapshot, rather than by every run: their descriptors (this one and
+  // mainNameDescriptor below), and the shape a promise takes when it gets
+  // the shield, which shapeHolder keeps alive so that a run's promise finds
+  // it instead of making it.
+  const shieldDescriptor = ObjectFreeze({ __proto__: null, value: speciesShield });
+  const shapeHolder = new Promise_(() => {});
+  ObjectDefineProperty(shapeHolder, "constructor", shieldDescriptor);
 
   // CallSite.prototype.getFunction (Error.prepareStackTrace's call sites)
   // would hand the program the function of every frame, the prelude's own
@@ -185,6 +193,7 @@
   // a name no identifier has: a function of the program named like the
   // wrapper's function (__dsh_main__) keeps its own name in frames.
   const PROGRAM_FILE = "program.ts", PRELUDE_FILE = "coderun:prelude", MAIN_NAME = "<program>";
+  const mainNameDescriptor = ObjectFreeze({ __proto__: null, value: MAIN_NAME, configurable: true });
   const POSITION_SCALE = 67108864; // the host packs a position as line * 2^26 + column
   const FRAME_OTHER = 0, FRAME_PROGRAM = 1, FRAME_PRELUDE = 2;
   const ObjectHasOwn = Object.hasOwn, TypeErrorPrototype = TypeError_.prototype, Proxy_ = Proxy;
@@ -624,10 +633,10 @@
         return done(DONE_THROW, "SyntaxError: the program must be the body of one function; it closes the wrapper early");
       }
       const params = b === undefined ? [] : buildBindings(b); // undefined: no bindings
-      ObjectDefineProperty(a, "name", { __proto__: null, value: MAIN_NAME, configurable: true });
+      ObjectDefineProperty(a, "name", mainNameDescriptor);
       let p;
       try { p = ReflectApply(a, undefined, params); } catch (e) { return fail(e); }
-      ObjectDefineProperty(p, "constructor", { __proto__: null, value: speciesShield });
+      ObjectDefineProperty(p, "constructor", shieldDescriptor);
       ReflectApply(PromisePrototypeThen, p, [finish, fail]);
     }
   };
