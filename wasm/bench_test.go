@@ -5,6 +5,7 @@ import (
 	"os"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -13,9 +14,12 @@ import (
 	"github.com/tetratelabs/wazero"
 )
 
-// benchWorkloads are timed in a fresh instance per run; setup runs first,
-// untimed.
-var benchWorkloads = []struct{ name, setup, code string }{
+// benchWorkload is JavaScript timed in a fresh instance per run; setup
+// runs first, untimed.
+type benchWorkload struct{ name, setup, code string }
+
+// benchWorkloads are the workloads of BenchmarkQuickJS.
+var benchWorkloads = []benchWorkload{
 	{"fib27", `function fib(n){return n<2?n:fib(n-1)+fib(n-2)}`, `fib(27)`},
 	{"json1MB",
 		`globalThis.doc = JSON.stringify(Array.from({length: 6700}, (_, i) => ({id: i, name: "item" + i,
@@ -51,8 +55,9 @@ type benchVariant struct {
 // "backEdges": hardened with FuelConfig.BackEdges, as the runtime's engine
 // is; "fuelOnly": the original with only the Fuel pass, configured so;
 // "no<Pass>", such as "noStackWatch": backEdges without that pass; see
-// applyPasses). The ratios compare the second variant with the first and
-// the third with the second.
+// applyPasses). A name may end in "@n", such as "backEdges@3": that module
+// with its code shifted by n units (see shiftCode). The ratios compare the
+// second variant with the first and the third with the second.
 func benchVariants(b *testing.B) []benchVariant {
 	names := os.Getenv("CODERUN_BENCH_VARIANTS")
 	if names == "" {
@@ -61,34 +66,71 @@ func benchVariants(b *testing.B) []benchVariant {
 	plain := newTestRuntime(b, wazero.NewRuntimeConfigCompiler())
 	var closing wazero.Runtime
 	var vs []benchVariant
-	for _, name := range strings.Split(names, ",") {
-		switch name {
-		case "original":
-			vs = append(vs, benchVariant{name, plain, compile(b, plain, QuickJS()), false})
-		case "hardened":
-			vs = append(vs, benchVariant{name, plain, compile(b, plain, hardened(b)), true})
-		case "backEdges":
-			src, err := Harden(QuickJS(), FuelConfig{BackEdges: true})
-			require.NoError(b, err)
-			vs = append(vs, benchVariant{name, plain, compile(b, plain, src), true})
-		case "closeOnContextDone":
+	for _, full := range strings.Split(names, ",") {
+		name, shift, shifted := strings.Cut(full, "@")
+		src, interrupt := variantSource(b, name)
+		if shifted {
+			n, err := strconv.Atoi(shift)
+			require.NoError(b, err, "variant %q", full)
+			src = shiftCode(b, src, n)
+		}
+		rt := plain
+		if name == "closeOnContextDone" {
 			if closing == nil {
 				closing = newTestRuntime(b, wazero.NewRuntimeConfigCompiler().WithCloseOnContextDone(true))
 			}
-			vs = append(vs, benchVariant{name, closing, compile(b, closing, QuickJS()), false})
-		case "fuelOnly":
-			// The runtime's fuel configuration alone.
-			vs = append(vs, benchVariant{name, plain, compile(b, plain, applyPasses(b, "")), true})
-		default:
-			// "no<Pass>": backEdges without that pass of Harden.
-			skip, ok := strings.CutPrefix(name, "no")
-			if !ok {
-				b.Fatalf("unknown variant %q", name)
-			}
-			vs = append(vs, benchVariant{name, plain, compile(b, plain, applyPasses(b, skip)), true})
+			rt = closing
 		}
+		vs = append(vs, benchVariant{full, rt, compile(b, rt, src), interrupt})
 	}
 	return vs
+}
+
+// variantSource returns the module of the variant called name (without a
+// shift) and whether it runs with the interrupt handler installed.
+func variantSource(b *testing.B, name string) ([]byte, bool) {
+	switch name {
+	case "original", "closeOnContextDone":
+		return QuickJS(), false
+	case "hardened":
+		return hardened(b), true
+	case "backEdges":
+		src, err := Harden(QuickJS(), FuelConfig{BackEdges: true})
+		require.NoError(b, err)
+		return src, true
+	case "fuelOnly":
+		// The runtime's fuel configuration alone.
+		return applyPasses(b, ""), true
+	}
+	// "no<Pass>": backEdges without that pass of Harden.
+	skip, ok := strings.CutPrefix(name, "no")
+	if !ok {
+		b.Fatalf("unknown variant %q", name)
+	}
+	return applyPasses(b, skip), true
+}
+
+// shiftCode returns src with n never-executed global updates (a unit)
+// added at the start of its first defined function: the code of every
+// later function moves by some multiple of 16 bytes, and nothing else
+// changes. wazero lays out functions in index order, 16-byte aligned, and
+// where the interpreter's code lands changes its speed by up to 15% on
+// some workloads (bench/README.md, "Levers tried"), so a pass is measured
+// at a few shifts.
+func shiftCode(b *testing.B, src []byte, n int) []byte {
+	m, err := Decode(src)
+	require.NoError(b, err)
+	g := m.addGlobal(Global{Type: GlobalType{ValType: i32, Mutable: true}, Init: []Instr{i32Const(0), simple(opEnd)}})
+	pad := []Instr{indexed(opGlobalGet, g), blockInstr(opIf, blockEmpty)}
+	for k := range n {
+		pad = append(pad, indexed(opGlobalGet, g), i32Const(int32(k+1000)), simple(opI32Add), indexed(opGlobalSet, g))
+	}
+	pad = append(pad, simple(opEnd))
+	c := &m.Code[0]
+	c.Body = append(pad, c.Body...)
+	out, err := m.Encode()
+	require.NoError(b, err)
+	return out
 }
 
 // applyPasses returns QuickJS() after the passes of Harden, with the
@@ -224,4 +266,65 @@ func BenchmarkQuickJS(b *testing.B) {
 			b.ReportMetric(0, "ns/op")
 		})
 	}
+}
+
+// instantiateBatch is the number of instantiations BenchmarkInstantiate
+// times together.
+const instantiateBatch = 200
+
+// instantiateOnce returns the thread CPU time (the wall time where that is
+// not available) of instantiateBatch instantiations of v's module, each
+// closed again, with nothing run in them.
+func instantiateOnce(b *testing.B, v benchVariant) time.Duration {
+	ctx := context.WithValue(context.Background(), meterKey{}, &meter{quantum: 1 << 40})
+	cfg := wazero.NewModuleConfig().WithName("").WithStartFunctions()
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	c0, ok := threadCPUTime()
+	start := time.Now()
+	for range instantiateBatch {
+		mod, err := v.rt.InstantiateModule(ctx, v.cm, cfg)
+		require.NoError(b, err)
+		require.NoError(b, mod.Close(ctx))
+	}
+	if !ok {
+		return time.Since(start)
+	}
+	c1, _ := threadCPUTime()
+	return c1 - c0
+}
+
+// BenchmarkInstantiate compares the cost of instantiating and closing the
+// variants of BenchmarkQuickJS ($CODERUN_BENCH_VARIANTS), which is most of
+// what a module pass can change in a cold run: per round, each variant
+// instantiates instantiateBatch times (in alternating order); it reports
+// the median CPU time per instantiation ("-us") and the median per-round
+// ratio of the second variant to the first. For example:
+//
+//	CODERUN_BENCH_VARIANTS=backEdges,noDirectCalls go test -run '^$' -bench Instantiate -benchtime 15x ./wasm/
+func BenchmarkInstantiate(b *testing.B) {
+	variants := benchVariants(b)
+	cpus := make([][]float64, len(variants))
+	var ratio []float64
+	for r := 0; b.Loop(); r++ {
+		round := make([]float64, len(variants))
+		for k := range variants {
+			i := k
+			if r%2 == 1 {
+				i = len(variants) - 1 - k
+			}
+			round[i] = float64(instantiateOnce(b, variants[i]).Nanoseconds()) / instantiateBatch
+			cpus[i] = append(cpus[i], round[i])
+		}
+		if len(round) > 1 {
+			ratio = append(ratio, round[1]/round[0])
+		}
+	}
+	for i, v := range variants {
+		b.ReportMetric(median(cpus[i])/1e3, v.name+"-us")
+	}
+	if len(variants) > 1 {
+		b.ReportMetric(median(ratio), variants[1].name+"/"+variants[0].name)
+	}
+	b.ReportMetric(0, "ns/op")
 }
