@@ -7,11 +7,13 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/coderun/coderun/budget"
 	"github.com/coderun/coderun/runtime/internal/transpile"
 )
 
@@ -126,4 +128,67 @@ func goroutinesButEsbuildHash() (int, string) {
 		}
 	}
 	return n, stacks
+}
+
+// TestStoppedRunClosesInstanceLater: a run that is aborted or times out returns before its
+// instance is closed (on a goroutine of its own), a run that ends otherwise after; Close waits
+// for the instances being closed, so that when it returns no goroutine is left.
+func TestStoppedRunClosesInstanceLater(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		program string
+		cancel  bool
+		kind    string
+		later   bool
+	}{
+		{"abort", "for(;;){}", true, KindAbort, true},
+		{"timeout", "for(;;){}", false, KindTimeout, true},
+		{"exception", "throw new Error('x')", false, KindException, false},
+		{"success", "return 1", false, "", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before, _ := goroutinesButEsbuildHash()
+			e, err := New(context.Background(), Options{Limits: budget.Limits{
+				Fuel: 1 << 40, ComputeTime: time.Minute, WallTime: 50 * time.Millisecond,
+				MemoryBytes: 64 << 20, MaxOutputBytes: 1 << 20, MaxConcurrentCalls: 4,
+				MaxProgramBytes: 1 << 20, MaxArgumentBytes: 8 << 20,
+			}, CacheDir: testCacheDir(t)})
+			require.NoError(t, err)
+			release := make(chan struct{})
+			var held atomic.Int32
+			e.hooks.closing = func() {
+				held.Add(1)
+				<-release
+			}
+			ctx, cancel := context.WithCancelCause(context.Background())
+			if tc.cancel {
+				time.AfterFunc(20*time.Millisecond, func() { cancel(errors.New("stop")) })
+			}
+			o, err := e.run(ctx, tc.program, nil)
+			cancel(nil)
+			require.NoError(t, err)
+			require.Equal(t, tc.kind, o.Kind, o.Message)
+			if !tc.later {
+				require.Zero(t, held.Load(), "the instance is closed before the run returns")
+				close(release)
+				require.NoError(t, e.Close(context.Background()))
+				return
+			}
+			// The run returned with its instance still open; Close does not return before it is closed.
+			require.Eventually(t, func() bool { return held.Load() == 1 }, 10*time.Second, time.Millisecond)
+			closed := make(chan error, 1)
+			go func() { closed <- e.Close(context.Background()) }()
+			select {
+			case err := <-closed:
+				t.Fatalf("Close returned (%v) while an instance was still being closed", err)
+			case <-time.After(20 * time.Millisecond):
+			}
+			close(release)
+			require.NoError(t, <-closed)
+			runtime.Gosched()
+			if n, stacks := goroutinesButEsbuildHash(); n > before {
+				t.Fatalf("%d goroutines after Close, %d before the engine:\n%s", n, before, stacks)
+			}
+		})
+	}
 }
