@@ -230,12 +230,7 @@ func BenchmarkQuickJS(b *testing.B) {
 			for r := 0; b.Loop(); r++ {
 				round := make([]float64, len(variants))
 				for k := range variants {
-					// Alternate the order so that drift on a shared machine
-					// does not favour one variant.
-					i := k
-					if r%2 == 1 {
-						i = len(variants) - 1 - k
-					}
+					i := alternated(r, k, len(variants))
 					v := variants[i]
 					wall, cpu, y := runOnce(b, v, w.setup, w.code)
 					round[i] = float64(cpu.Nanoseconds())
@@ -309,10 +304,7 @@ func BenchmarkInstantiate(b *testing.B) {
 	for r := 0; b.Loop(); r++ {
 		round := make([]float64, len(variants))
 		for k := range variants {
-			i := k
-			if r%2 == 1 {
-				i = len(variants) - 1 - k
-			}
+			i := alternated(r, k, len(variants))
 			round[i] = float64(instantiateOnce(b, variants[i]).Nanoseconds()) / instantiateBatch
 			cpus[i] = append(cpus[i], round[i])
 		}
@@ -327,4 +319,14 @@ func BenchmarkInstantiate(b *testing.B) {
 		b.ReportMetric(median(ratio), variants[1].name+"/"+variants[0].name)
 	}
 	b.ReportMetric(0, "ns/op")
+}
+
+// alternated is the k-th of n variants to run in round r: the order
+// alternates from round to round, so that drift on a shared machine does
+// not favour one variant.
+func alternated(r, k, n int) int {
+	if r%2 == 1 {
+		return n - 1 - k
+	}
+	return k
 }
