@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -40,17 +41,8 @@ func TestProgramNestedTooDeeply(t *testing.T) {
 // and the compilation starts no phase after the cancel.
 func TestCompileCancelled(t *testing.T) {
 	e := testEngine(t)
-	var mu sync.Mutex
-	var phases []transpile.Phase
-	cancelAt := make(chan struct{})
-	e.compilePhase = func(p transpile.Phase) {
-		mu.Lock()
-		phases = append(phases, p)
-		mu.Unlock()
-		if p == transpile.PhaseTransform {
-			close(cancelAt)
-		}
-	}
+	rec := recordPhases(e)
+	cancelAt := rec.inTransform
 	src := strings.Repeat("x = -a.b.c;\n", 1<<20/12)
 	ctx, cancel := context.WithCancelCause(context.Background())
 	var cancelled time.Time
@@ -71,9 +63,7 @@ func TestCompileCancelled(t *testing.T) {
 
 	// The abandoned compilation ends after the phase in flight, starting no other.
 	require.Eventually(t, func() bool { return runtime.NumGoroutine() <= before }, 30*time.Second, 10*time.Millisecond)
-	mu.Lock()
-	defer mu.Unlock()
-	require.Equal(t, []transpile.Phase{transpile.PhaseScan, transpile.PhaseTransform}, phases)
+	require.Equal(t, []transpile.Phase{transpile.PhaseScan, transpile.PhaseTransform}, rec.seen())
 	require.Equal(t, 0, e.programs.Len(), "a stopped compilation is not cached")
 }
 
@@ -84,17 +74,8 @@ func TestCompileCancelled(t *testing.T) {
 func TestCompileClosed(t *testing.T) {
 	before, _ := goroutinesButEsbuildHash() // before the engine: Close ends its goroutines too
 	e := testEngine(t)
-	var mu sync.Mutex
-	var phases []transpile.Phase
-	inTransform := make(chan struct{})
-	e.compilePhase = func(p transpile.Phase) {
-		mu.Lock()
-		phases = append(phases, p)
-		mu.Unlock()
-		if p == transpile.PhaseTransform {
-			close(inTransform)
-		}
-	}
+	rec := recordPhases(e)
+	inTransform := rec.inTransform
 	done := make(chan Outcome, 1)
 	go func() {
 		o, _ := e.run(context.Background(), strings.Repeat("x = -a.b.c;\n", 1<<20/12), nil)
@@ -106,13 +87,39 @@ func TestCompileClosed(t *testing.T) {
 	require.Equal(t, KindAbort, o.Kind)
 	require.Equal(t, "runtime disposed", o.Message)
 
-	mu.Lock()
-	require.Equal(t, []transpile.Phase{transpile.PhaseScan, transpile.PhaseTransform}, phases)
-	mu.Unlock()
+	require.Equal(t, []transpile.Phase{transpile.PhaseScan, transpile.PhaseTransform}, rec.seen())
 	runtime.Gosched() // lets the goroutines that have just signalled the end of their work exit
 	if n, stacks := goroutinesButEsbuildHash(); n > before {
 		t.Fatalf("%d goroutines after Close, %d before the engine:\n%s", n, before, stacks)
 	}
+}
+
+// phaseRecorder records the phases an engine's compilations start; inTransform is closed when
+// the first transform starts.
+type phaseRecorder struct {
+	mu          sync.Mutex
+	phases      []transpile.Phase
+	inTransform chan struct{}
+}
+
+func recordPhases(e *Engine) *phaseRecorder {
+	rec := &phaseRecorder{inTransform: make(chan struct{})}
+	e.compilePhase = func(p transpile.Phase) {
+		rec.mu.Lock()
+		defer rec.mu.Unlock()
+		rec.phases = append(rec.phases, p)
+		if p == transpile.PhaseTransform && len(rec.phases) == 2 {
+			close(rec.inTransform)
+		}
+	}
+	return rec
+}
+
+// seen returns the phases started so far.
+func (rec *phaseRecorder) seen() []transpile.Phase {
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	return slices.Clone(rec.phases)
 }
 
 // goroutinesButEsbuildHash counts the goroutines, but for those hashing esbuild's output: every
