@@ -160,6 +160,10 @@ type dframe struct {
 	kind   frameKind
 	opener byte
 	start  int // byte offset of the opening bracket
+	// fn is the index of the innermost function frame at or around this one (0 for the
+	// program): where a var declared in it is hoisted to. push sets it, so that no declaration
+	// walks down the stack to find it.
+	fn int
 	// pattern: the bracket may be a destructuring pattern in a declaration (declaration) or a
 	// parameter list; target is the index of the frame that receives the names it binds, bind
 	// how.
@@ -437,9 +441,12 @@ func (c *diagChecker) push(f dframe) {
 	parent := c.top()
 	f.cands = len(c.cands)
 	f.stmt = f.start + 1
+	f.fn = parent.fn
 	if f.kind != fkFunction {
 		f.generator = parent.generator
 		f.arrow = parent.arrow
+	} else {
+		f.fn = len(c.stack)
 	}
 	c.stack = append(c.stack, f)
 }
@@ -1073,10 +1080,7 @@ func (c *diagChecker) declare(i int, name string, at int, kind bindKind) {
 	}
 	// A var is hoisted to the function's scope, through every block, and conflicts with a
 	// let, const or class of the same name declared in any of them.
-	fn := at
-	for fn > 0 && c.stack[fn].kind != fkFunction {
-		fn--
-	}
+	fn := c.stack[at].fn
 	if st := c.lexical[name]; len(st) > 0 && st[len(st)-1] >= fn && st[len(st)-1] != at {
 		d := c.stack[st[len(st)-1]].names[name]
 		c.add(dkRedeclared, off, name, off-d.offset, errorWork)

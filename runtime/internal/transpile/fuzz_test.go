@@ -43,6 +43,9 @@ func TestWriteFuzzSeeds(t *testing.T) {
 	}
 	for _, s := range worstShapes {
 		src := s.repeat(MaxNesting + 10)
+		if s.levels > 0 {
+			src = s.build(s.levels*(len(s.pre)+len(s.post)) + 1024)
+		}
 		if !utf8.ValidString(src) {
 			t.Fatal(s.name)
 		}

@@ -1,6 +1,7 @@
 package transpile
 
 import (
+	"math"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -33,8 +34,11 @@ const (
 // token is one token; its fields are ordered so that it takes 32 bytes.
 type token struct {
 	start, end int // byte offsets into the source
-	kind       tokKind
-	nl         bool // a line terminator (or a comment holding one) precedes the token
+	// For "(", "[" and "{": the index of the token that closes it, as the tokenizer pairs
+	// brackets (see scanPunct), or 0 when nothing does (and when the index does not fit).
+	close int32
+	kind  tokKind
+	nl    bool // a line terminator (or a comment holding one) precedes the token
 	// For ")" and "}": a "/" right after this token starts a regular expression.
 	regexAfter bool
 	// For tkTemplate: the part ends with "${", so an expression follows.
@@ -73,6 +77,9 @@ type frame struct {
 	semi, asyncParen bool
 	binding          bool      // for "[": a declaration's destructuring pattern
 	st               stmtState // the frame's current statement
+	// outerFn is what fnContext returned as the frame was pushed: what is known of the function
+	// around it, which nothing changes while the frame is open.
+	outerFn fnFlags
 }
 
 type scanner struct {
@@ -93,6 +100,11 @@ type scanner struct {
 	// poll stops tokenize and the passes over the tokens once the compilation must stop; nil
 	// when nothing stops them.
 	poll *poller
+	// onFnContext, set by tests, is called with every answer of fnContext.
+	onFnContext func(fnFlags)
+	// braceClose and angles are computed on first use: see matchBrace and angleAcross.
+	braceClose []int
+	angles     []angleEffect
 }
 
 // tokenize splits src into tokens. It never fails: malformed input (an unterminated string, say)
@@ -105,18 +117,31 @@ func tokenize(src string) *scanner { return tokenizeUntil(src, nil) }
 // tokenizeUntil is tokenize, stopping early (with the tokens so far) when p says the compilation
 // must stop. The scanner keeps p for the passes over its tokens.
 func tokenizeUntil(src string, p *poller) *scanner {
+	s := newScanner(src, p)
+	s.readTokens()
+	return s
+}
+
+// newScanner returns a scanner of src that has read no token yet.
+func newScanner(src string, p *poller) *scanner {
 	s := &scanner{src: src, unmatched: -1, poll: p}
 	s.top = frame{tok: -1, kind: bkStmts, fn: fnBoundary | fnKnown | fnAsync}
+	return s
+}
+
+// readTokens reads the tokens of s.src (see tokenizeUntil).
+func (s *scanner) readTokens() {
+	p := s.poll
 	n := newNester()
 	for {
 		s.skipSpace()
-		if s.pos >= len(src) || p.stop() {
-			return s
+		if s.pos >= len(s.src) || p.stop() {
+			return
 		}
 		s.next()
 		for ; n.next < len(s.toks); n.next++ {
 			if s.nestErr = n.step(s, n.next); s.nestErr != nil {
-				return s
+				return
 			}
 		}
 	}
@@ -364,7 +389,7 @@ func (s *scanner) scanTemplate(start int) {
 			s.pos += 2
 			s.emit(tkTemplate, start).tmplOpen = true
 			s.track(len(s.toks) - 1)
-			s.stack = append(s.stack, frame{ch: '`', start: s.pos - 2, tok: len(s.toks) - 1})
+			s.push(frame{ch: '`', start: s.pos - 2, tok: len(s.toks) - 1})
 			return
 		default:
 			s.pos++
@@ -436,7 +461,7 @@ func (s *scanner) scanPunct() {
 			f.tok = i
 			f.binding, s.pattern = s.pattern, false
 		}
-		s.stack = append(s.stack, f)
+		s.push(f)
 	case ')', ']', '}':
 		want := byte('(')
 		switch c {
@@ -451,6 +476,9 @@ func (s *scanner) scanPunct() {
 			fr := s.stack[len(s.stack)-1]
 			t.regexAfter = fr.regexAfter
 			s.stack = s.stack[:len(s.stack)-1]
+			if i <= math.MaxInt32 {
+				s.toks[fr.tok].close = int32(i)
+			}
 			s.closeFrame(&fr, i)
 		} else if s.unmatched < 0 {
 			s.unmatched = start
@@ -716,24 +744,43 @@ func (s *scanner) dottedName(j int) int {
 	return j
 }
 
-// matchBrace returns the index of the "}" closing the "{" at token j.
+// matchBrace returns the index of the "}" closing the "{" at token j, counting braces only (not
+// parentheses or brackets): the first "}" after which as many "}" as "{" follow j. The pairs are
+// computed once, in one pass over the tokens, so that many unclosed "{" (each of which used to
+// be followed to the end of the program) cost one pass in all.
 func (s *scanner) matchBrace(j int) (int, bool) {
-	depth := 0
-	for k := j; k < len(s.toks) && !s.poll.stop(); k++ {
-		if s.toks[k].kind != tkPunct {
+	if s.braceClose == nil {
+		s.braceClose = s.pairBraces()
+	}
+	if k := s.braceClose[j]; k > 0 {
+		return k, true
+	}
+	return 0, false
+}
+
+// pairBraces returns, for each "{" token, the index of the "}" matchBrace pairs it with, or 0;
+// it stops early (leaving the rest 0) when s.poll says the compilation must stop.
+func (s *scanner) pairBraces() []int {
+	closes := make([]int, len(s.toks))
+	var open []int
+	for k, t := range s.toks {
+		if s.poll.stop() {
+			break
+		}
+		if t.kind != tkPunct || t.end-t.start != 1 {
 			continue
 		}
-		switch s.text(k) {
-		case "{":
-			depth++
-		case "}":
-			depth--
-			if depth == 0 {
-				return k, true
+		switch s.src[t.start] {
+		case '{':
+			open = append(open, k)
+		case '}':
+			if n := len(open); n > 0 {
+				closes[open[n-1]] = k
+				open = open[:n-1]
 			}
 		}
 	}
-	return 0, false
+	return closes
 }
 
 // namespaceBlock recognises a runtime "namespace A.B {" or "module A {" / "module 'x' {" at
@@ -811,18 +858,29 @@ func isParamModifier(word string) bool {
 }
 
 // parameterProperty looks for a parameter property in the parameter list of "constructor" at
-// token i.
+// token i. It reads the list's own tokens and steps over every bracket in it (the closing
+// tokens of check say where each one ends), so that a token is read by the walk of the one
+// list it is directly in, however deeply constructors nest, and the walks of a program read
+// each token at most once in all.
+//
+// In a program whose brackets balance it finds exactly what a walk counting every bracket
+// would. In one whose brackets do not (which esbuild refuses anyway), it stops at a closing
+// bracket that closes nothing and at an opening bracket that is never closed, where that walk
+// would go on.
 func (s *scanner) parameterProperty(i int) *violation {
 	toks := s.toks
 	if !s.is(i+1, tkPunct, "(") {
 		return nil
 	}
-	depth, nested, angle := 0, 0, 0
-	inType, paramStart := false, false
-	for k := i + 1; k < len(toks) && !s.poll.stop(); k++ {
+	end := len(toks)
+	if c := toks[i+1].close; c > 0 {
+		end = int(c)
+	}
+	angle := 0
+	inType, paramStart := false, true
+	for k := i + 2; k < end && !s.poll.stop(); k++ {
 		t := toks[k]
-		top := depth == 1 && nested == 0
-		if t.kind == tkIdent && top && paramStart {
+		if t.kind == tkIdent && paramStart {
 			paramStart = false
 			if isParamModifier(s.text(k)) && k+1 < len(toks) &&
 				(toks[k+1].kind == tkIdent || s.is(k+1, tkPunct, "{") || s.is(k+1, tkPunct, "[")) {
@@ -836,32 +894,27 @@ func (s *scanner) parameterProperty(i int) *violation {
 			continue
 		}
 		switch p := s.text(k); p {
-		case "(":
-			depth++
-			if depth == 1 {
-				paramStart = true
-				continue
+		case "(", "[", "{":
+			if t.close == 0 {
+				return nil // the rest of the program is inside this bracket
 			}
-		case ")":
-			depth--
-			if depth == 0 {
-				return nil
+			if inType {
+				angle = s.angleAcross(k).apply(angle)
 			}
-		case "{", "[":
-			nested++
-		case "}", "]":
-			nested--
+			k = int(t.close)
+		case ")", "]", "}":
+			return nil // it closes no bracket of the list: the brackets do not balance
 		case ",":
-			if top && angle == 0 {
+			if angle == 0 {
 				paramStart, inType = true, false
 				continue
 			}
 		case ":":
-			if top && angle == 0 {
+			if angle == 0 {
 				inType = true
 			}
 		case "=":
-			if top && angle == 0 {
+			if angle == 0 {
 				inType = false
 			}
 		case "<":
@@ -878,4 +931,75 @@ func (s *scanner) parameterProperty(i int) *violation {
 		paramStart = false
 	}
 	return nil
+}
+
+// angleEffect is what a run of tokens does to the count of "<" a type in a parameter list has
+// open ("<" adds one, ">", ">>" and ">>>" take away as many, never below 0): it turns a count
+// n into max(floor, n+shift). Such effects compose into one of the same form.
+type angleEffect struct{ floor, shift int32 }
+
+// apply returns the count after the tokens, given the count n before them.
+func (e angleEffect) apply(n int) int { return max(int(e.floor), n+int(e.shift)) }
+
+// then returns the effect of e's tokens followed by g's. Values saturate at the int32 limits,
+// which is exact for every program of fewer than 2^31 tokens: no count can reach the limit.
+func (e angleEffect) then(g angleEffect) angleEffect {
+	sat := func(v int64) int32 { return int32(min(max(v, math.MinInt32), math.MaxInt32)) }
+	return angleEffect{
+		floor: sat(max(int64(g.floor), int64(e.floor)+int64(g.shift))),
+		shift: sat(int64(e.shift) + int64(g.shift)),
+	}
+}
+
+// angleAcross returns the effect of the tokens inside the bracket opened at token k (which is
+// closed), nested brackets included. The effects of every bracket are computed once, in one
+// pass over the tokens.
+func (s *scanner) angleAcross(k int) angleEffect {
+	if s.angles == nil {
+		s.angles = s.angleEffects()
+	}
+	return s.angles[k]
+}
+
+// angleEffects returns, for each opening bracket that is closed, the effect of the tokens
+// inside it; it stops early when s.poll says the compilation must stop.
+func (s *scanner) angleEffects() []angleEffect {
+	effects := make([]angleEffect, len(s.toks))
+	type open struct {
+		tok    int
+		effect angleEffect
+	}
+	var stack []open
+	add := func(e angleEffect) {
+		if n := len(stack); n > 0 {
+			stack[n-1].effect = stack[n-1].effect.then(e)
+		}
+	}
+	for k, t := range s.toks {
+		if s.poll.stop() {
+			break
+		}
+		if t.kind != tkPunct {
+			continue
+		}
+		switch p := s.text(k); p {
+		case "(", "[", "{":
+			if t.close > 0 {
+				stack = append(stack, open{tok: k})
+			}
+		case ")", "]", "}":
+			// Closed brackets nest, so the innermost one open is the only one k can close.
+			if n := len(stack); n > 0 && int(s.toks[stack[n-1].tok].close) == k {
+				top := stack[n-1]
+				stack = stack[:n-1]
+				effects[top.tok] = top.effect
+				add(top.effect)
+			}
+		case "<":
+			add(angleEffect{shift: 1})
+		case ">", ">>", ">>>":
+			add(angleEffect{shift: int32(-len(p))})
+		}
+	}
+	return effects
 }

@@ -3,15 +3,22 @@ package transpile
 import "strings"
 
 // shape is a program pattern that makes esbuild recurse (or backtrack) once per repetition:
-// the program is pre×n + mid + post×n.
+// the program is pre×n + mid + post×n. A shape with levels is instead a fixed number of openers
+// around a filling: pre×levels + mid×m + post×levels, where build chooses m.
 type shape struct {
 	name           string
 	pre, mid, post string
 	rejected       bool // at 1 MiB the program is refused before esbuild sees it
+	levels         int  // the number of openers, when the size grows the filling instead
 }
 
 // build returns the shape repeated to about size bytes.
 func (s shape) build(size int) string {
+	if s.levels > 0 {
+		outer := s.levels * (len(s.pre) + len(s.post))
+		return strings.Repeat(s.pre, s.levels) + strings.Repeat(s.mid, max(1, (size-outer)/len(s.mid))) +
+			strings.Repeat(s.post, s.levels)
+	}
 	return s.repeat(max(1, (size-len(s.mid))/max(1, len(s.pre)+len(s.post))))
 }
 
@@ -71,4 +78,14 @@ var worstShapes = []shape{
 	{name: "commas", pre: "a,", mid: "b"},
 	{name: "statements", pre: "x=-a.b.c;\n", mid: ""},
 	{name: "strings", pre: "s+='((((((((((((((((((((';\n", mid: ""},
+	// Openers left open (or nested) before a long program, each of which the scan's checks
+	// once walked from to the end of the program (or of the opener).
+	{name: "unclosed declare global", pre: "declare global {\n", mid: "x=-a.b.c;\n", levels: 490},
+	{name: "unclosed import attrs", pre: "import type X from 'm' with {\n", mid: "x=-a.b.c;\n", levels: 160},
+	{name: "unclosed constructors", pre: "constructor(", mid: "x=-a.b.c;\n", levels: 240},
+	{name: "nested constructors", pre: "constructor(", mid: "x=-a.b.c,\n", post: ")", levels: 240},
+	// Tokens deep inside brackets, for each of which the scan once walked down the stack of
+	// open brackets to the function around it.
+	{name: "awaits in arrays", pre: "[", mid: "await x,\n", post: "]", levels: 490},
+	{name: "vars in blocks", pre: "{", mid: "var a;\n", post: "}", levels: 490},
 }

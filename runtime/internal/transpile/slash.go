@@ -515,33 +515,45 @@ func (s *scanner) endsOperand(i int) bool {
 
 // fnContext returns what is known of the function whose code the current token is in: the top
 // level is an async function; 0 when the checker cannot tell (a method, a class field, an
-// arrow function's expression body, parameters).
+// arrow function's expression body, parameters). The current frame tells, or else the frames
+// around it, whose answer it kept when it was pushed (see push): no token walks the stack.
 func (s *scanner) fnContext() fnFlags {
-	for k := len(s.stack); k >= 0; k-- {
-		f := &s.top
-		if k > 0 {
-			f = &s.stack[k-1]
-		}
-		if f.st.arrow {
+	fl := s.frameFnContext()
+	if s.onFnContext != nil {
+		s.onFnContext(fl)
+	}
+	return fl
+}
+
+// frameFnContext is fnContext, without the hook of tests.
+func (s *scanner) frameFnContext() fnFlags {
+	f := s.cur()
+	if f.st.arrow {
+		return 0
+	}
+	switch f.ch {
+	case 0:
+		return f.fn
+	case '(':
+		if f.role == prParams {
 			return 0
 		}
-		switch f.ch {
-		case 0:
+	case '{':
+		if f.fn&fnBoundary != 0 {
 			return f.fn
-		case '(':
-			if f.role == prParams {
-				return 0
-			}
-		case '{':
-			if f.fn&fnBoundary != 0 {
-				return f.fn
-			}
-			if f.kind != bkStmts && f.kind != bkObject {
-				return 0
-			}
+		}
+		if f.kind != bkStmts && f.kind != bkObject {
+			return 0
 		}
 	}
-	return 0
+	return f.outerFn
+}
+
+// push opens frame f. Nothing changes the frames around f while it is open (only the current
+// frame follows the tokens), so what fnContext says of them now holds until f closes.
+func (s *scanner) push(f frame) {
+	f.outerFn = s.fnContext()
+	s.stack = append(s.stack, f)
 }
 
 // initParen sets up the frame of a "(" at token i.
