@@ -401,6 +401,9 @@ func (r *run) startQueued() {
 // goroutine's deferred hand-off marks the run and wakes its loop.
 func (r *run) launch(c *call) {
 	r.inflight++
+	if r.events == nil { // the first call on a goroutine of its own: most runs make none
+		r.events, r.finished = make(chan event, 64), make(chan struct{})
+	}
 	ctx, events, finished, goexited, mem := r.ctx, r.events, r.finished, &r.goexited, r.mem
 	go func() {
 		var ev event

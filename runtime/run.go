@@ -120,10 +120,12 @@ type run struct {
 	pending     []*call // made by the guest since it last yielded, not started yet
 	queue       []*call // waiting for a free MaxConcurrentCalls slot
 	timers      timers  // pending setTimeouts, fired by the run loop itself
-	events      chan event
-	finished    chan struct{}
-	wall        *time.Timer // fires at the wall-clock deadline; made by the first wait
-	batch       []event     // wait's buffer, reused
+	// events carries the completions of calls on goroutines of their own, and finished is
+	// closed when the run ends; both are made by the first such call (see launch).
+	events   chan event
+	finished chan struct{}
+	wall     *time.Timer // fires at the wall-clock deadline; made by the first wait
+	batch    []event     // wait's buffer, reused
 	// goexited is set by a call's goroutine whose binding called
 	// runtime.Goexit; the run fails at its next wait or fuel yield.
 	goexited atomic.Bool
@@ -152,8 +154,6 @@ func newRun(ctx context.Context, e *Engine, source string, bindings []Binding) *
 		mem:      budget.NewMemory(e.limits.MemoryBytes),
 		ledger:   serialize.NewLedger(e.limits.MaxOutputBytes),
 		timers:   newTimers(),
-		events:   make(chan event, 64),
-		finished: make(chan struct{}),
 	}
 	r.logs.mem = r.mem
 	return r
@@ -201,7 +201,9 @@ func (r *run) closeRun() {
 	// Calls made just before the run settled still start, as they would
 	// have had the guest yielded: they belong to the caller now.
 	r.launchPending()
-	close(r.finished)
+	if r.finished != nil {
+		close(r.finished)
+	}
 	// Results that arrived and were never delivered are dropped. (One that
 	// a call's goroutine sends just after this stays charged to an account
 	// nothing reads any more.)
