@@ -80,7 +80,11 @@ func embeddedSnapshot() (*snapshot, error) {
 
 // buildSnapshot initializes one instance of hardened (on wazero's
 // interpreter: it runs once, so compiling it would cost more than it saves)
-// and captures its memory and globals into a new module.
+// and captures its memory and globals into a new module. The prelude is
+// compiled in another instance (compilePrelude) and evaluated from its
+// bytecode, so that the captured heap holds few freed chunks between its
+// live objects: the image then covers fewer pages, and each run's memory
+// has fewer of them resident.
 func buildSnapshot(ctx context.Context, hardened []byte, prelude string) (*snapshot, error) {
 	qe, err := quickjs.NewEngine(ctx, quickjs.Options{Wasm: hardened, Interpreter: true})
 	if err != nil {
@@ -104,7 +108,11 @@ func buildSnapshot(ctx context.Context, hardened []byte, prelude string) (*snaps
 	if st.RandomState, err = in.FindContextU64(snapshotRealtime / 1000); err != nil {
 		return fail(fmt.Errorf("locating Math.random's state: %w", err))
 	}
-	factory, err := in.Eval(prelude, "coderun:prelude", quickjs.EvalGlobal)
+	bc, err := compilePrelude(ctx, qe, prelude)
+	if err != nil {
+		return fail(err)
+	}
+	factory, err := in.EvalBytecode(bc.code, quickjs.EvalGlobal)
 	if err != nil || factory.IsException() {
 		return fail(fmt.Errorf("evaluating the prelude: %v", err))
 	}
@@ -120,6 +128,7 @@ func buildSnapshot(ctx context.Context, hardened []byte, prelude string) (*snaps
 	if err != nil {
 		return fail(fmt.Errorf("trimming the image: %w", err))
 	}
+	trim.Stripped, trim.StripErr = bc.stripped, bc.stripErr
 
 	m, err := wasm.Decode(hardened)
 	if err != nil {
@@ -159,10 +168,60 @@ func buildSnapshot(ctx context.Context, hardened []byte, prelude string) (*snaps
 	return &snapshot{module: module, state: st, trim: trim}, nil
 }
 
+// preludeBytecode is the prelude compiled for the snapshot instance.
+type preludeBytecode struct {
+	code []byte
+	// stripped says which source texts StripSources took out of code;
+	// stripErr is set (wrapping quickjs.ErrLayoutMismatch) when it could
+	// not, and code then keeps them all.
+	stripped quickjs.StripStats
+	stripErr error
+}
+
+// compilePrelude compiles the prelude to bytecode in an instance of its own
+// and strips the source texts the snapshot would drop anyway (see
+// quickjs.StripSources), so that the snapshot instance, which evaluates
+// the bytecode, holds only what stays alive: the parser's and the bytecode
+// emitter's temporaries, the source text itself and the dropped texts are
+// never allocated among its objects, where their freed chunks would leave
+// every page they shared with a live object in the image.
+func compilePrelude(ctx context.Context, qe *quickjs.Engine, prelude string) (preludeBytecode, error) {
+	in, err := qe.Instantiate(ctx, templateHost{})
+	if err != nil {
+		return preludeBytecode{}, err
+	}
+	defer in.Close(ctx)
+	if err := in.Init(quickjs.InitOptions{StackBytes: stackBytes, StackMargin: stackMargin, GCThreshold: cycleGC}); err != nil {
+		return preludeBytecode{}, err
+	}
+	code, ok, err := in.Compile(prelude, preludeFile, quickjs.EvalGlobal)
+	if err != nil {
+		return preludeBytecode{}, err
+	}
+	if !ok {
+		return preludeBytecode{}, errors.New("compiling the prelude: it threw")
+	}
+	bc := preludeBytecode{code: code}
+	if stripped, st, err := quickjs.StripSources(code); err != nil {
+		bc.stripErr = err
+	} else {
+		bc.code, bc.stripped = stripped, st
+	}
+	return bc, nil
+}
+
+// preludeFile is the file name of the prelude's functions, in stack traces.
+const preludeFile = "coderun:prelude"
+
 // imageTrim says what trimImage did. A step whose checks failed
 // (quickjs.ErrLayoutMismatch) left the instance as it was: its error is
 // recorded, and the image is only bigger.
 type imageTrim struct {
+	// Stripped says which source texts compilePrelude took out of the
+	// prelude's bytecode (StripErr when it could not: DropSources then
+	// drops them from the instance).
+	Stripped   quickjs.StripStats
+	StripErr   error
 	Sources    quickjs.SourceStats
 	SourcesErr error
 	Zeroed     int // non-zero bytes ZeroUnused cleared
@@ -175,7 +234,8 @@ type imageTrim struct {
 // trimImage takes out of the snapshot instance what its image would carry
 // for nothing: the prelude's source text, which QuickJS keeps for
 // Function.prototype.toString of each of its functions (a prelude function
-// then prints as "[native code]", like a builtin; classes keep theirs), and
+// then prints as "[native code]", like a builtin; classes keep theirs) when
+// compilePrelude could not strip it from the bytecode already, and
 // the bytes nobody will read — free heap chunks and the dead part of the C
 // stack. Fewer non-zero bytes make fewer and smaller data segments, which
 // every instantiation copies. Each step checks the memory before it changes
