@@ -122,15 +122,17 @@ func (rec *phaseRecorder) seen() []transpile.Phase {
 	return slices.Clone(rec.phases)
 }
 
-// goroutinesButEsbuildHash counts the goroutines, but for those hashing esbuild's output: every
-// esbuild call leaves one behind (linker.generateIsolatedHashInParallel) that nothing waits for,
-// and that ends by itself once it has hashed the output. It also returns the stacks.
+// goroutinesButEsbuildHash counts the goroutines, but for those esbuild started itself (an
+// esbuild call returns once its goroutines have signalled their work done, not once they have
+// exited, and it leaves one behind that hashes its output, linker.generateIsolatedHashInParallel,
+// that nothing waits for) and those already exiting (in runtime.goexit1: their function has
+// returned). It also returns the stacks.
 func goroutinesButEsbuildHash() (int, string) {
 	buf := make([]byte, 1<<20)
 	stacks := string(buf[:runtime.Stack(buf, true)])
 	n := 0
 	for _, g := range strings.Split(stacks, "\n\n") {
-		if !strings.Contains(g, "generateIsolatedHash") {
+		if !strings.Contains(g, "created by github.com/evanw/esbuild/") && !strings.Contains(g, "\nruntime.goexit1(") {
 			n++
 		}
 	}
@@ -155,24 +157,37 @@ func TestStoppedRunClosesInstanceLater(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			before, _ := goroutinesButEsbuildHash()
+			wall := 200 * time.Millisecond // the timeout
+			if tc.cancel {
+				wall = time.Minute
+			}
 			e, err := New(context.Background(), Options{Limits: budget.Limits{
-				Fuel: 1 << 40, ComputeTime: time.Minute, WallTime: 50 * time.Millisecond,
+				Fuel: 1 << 40, ComputeTime: time.Minute, WallTime: wall,
 				MemoryBytes: 64 << 20, MaxOutputBytes: 1 << 20, MaxConcurrentCalls: 4,
 				MaxProgramBytes: 1 << 20, MaxArgumentBytes: 8 << 20,
 			}, CacheDir: testCacheDir(t)})
 			require.NoError(t, err)
+			// Run once so that the program is compiled (a run stopped while it compiles has no
+			// instance), and let that run's instance close before the hook is set.
+			stopAfter := func(d time.Duration) context.Context {
+				ctx, cancel := context.WithCancelCause(context.Background())
+				if tc.cancel {
+					time.AfterFunc(d, func() { cancel(errors.New("stop")) })
+				} else {
+					t.Cleanup(func() { cancel(nil) })
+				}
+				return ctx
+			}
+			_, err = e.run(stopAfter(time.Second), tc.program, nil)
+			require.NoError(t, err)
+			e.closingInstances.Wait()
 			release := make(chan struct{})
 			var held atomic.Int32
 			e.hooks.closing = func() {
 				held.Add(1)
 				<-release
 			}
-			ctx, cancel := context.WithCancelCause(context.Background())
-			if tc.cancel {
-				time.AfterFunc(20*time.Millisecond, func() { cancel(errors.New("stop")) })
-			}
-			o, err := e.run(ctx, tc.program, nil)
-			cancel(nil)
+			o, err := e.run(stopAfter(100*time.Millisecond), tc.program, nil)
 			require.NoError(t, err)
 			require.Equal(t, tc.kind, o.Kind, o.Message)
 			if !tc.later {
