@@ -242,7 +242,8 @@ func (u *Upstream) connect(ctx context.Context) (*session, []*sdk.Tool, []string
 		switch {
 		case errors.As(err, &exit): // closing the connection waited for the process
 			err = fmt.Errorf("the server exited (%s)", exit.ProcessState)
-		case err == nil:
+		case err == nil, errors.Is(err, io.ErrClosedPipe), errors.Is(err, io.EOF):
+			// How a closed connection is reported depends on which side saw it first.
 			err = errors.New("the server closed the connection")
 		case errors.Is(err, sdk.ErrConnectionClosed):
 		default:
