@@ -24,6 +24,9 @@ const textPiece = 256 << 10
 type testHooks struct {
 	piece func(r *run) // after each piece of a big text
 	ended func(r *run) // when the run's outcome has been assembled
+	// noInterrupt makes every run end its guest by a panic, as before
+	// quickjs.Instance.Interrupt (see halt).
+	noInterrupt bool
 }
 
 // pace is called after each piece of a big text: it ends the run, and
