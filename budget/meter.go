@@ -162,3 +162,11 @@ func (m *Meter) Message(t Trip) string {
 	}
 	return ""
 }
+
+// PollYield reports whether a fuel yield that found the balance at left was
+// made by the charge of an interrupt poll (InterruptCost units) rather than
+// by a C loop (1 unit) or a bulk memory operation (at most 256 units per
+// 1 MiB chunk). The balance before a charge is at most one slice, less than
+// half of InterruptCost, so a poll's charge alone leaves it below
+// -InterruptCost/2.
+func PollYield(left int64) bool { return left < -InterruptCost/2 }

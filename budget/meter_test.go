@@ -113,3 +113,19 @@ func TestRefund(t *testing.T) {
 		})
 	}
 }
+
+// PollYield tells the yields of an interrupt poll's charge from those of
+// every other charge, from any balance a slice can leave.
+func TestPollYield(t *testing.T) {
+	const maxBulkCharge = 256 // a 1 MiB chunk of memory.copy or memory.fill
+	for _, before := range []int64{0, 1, minSlice, slice / 2, slice} {
+		if !PollYield(before - InterruptCost) {
+			t.Errorf("a poll's charge from a balance of %d is not seen as a poll", before)
+		}
+		for _, c := range []int64{1, 2, maxBulkCharge} {
+			if left := before - c; left < 0 && PollYield(left) {
+				t.Errorf("a charge of %d from a balance of %d is seen as a poll", c, before)
+			}
+		}
+	}
+}

@@ -23,6 +23,13 @@ var (
 
 // Call dispatches a host operation from the prelude.
 func (r *run) Call(in *quickjs.Instance, args []quickjs.Value) quickjs.Value {
+	if r.halted != haltNone {
+		// The guest was asked to unwind and is still running: code that
+		// QuickJS lets run on after its uncatchable error (a promise
+		// executor's caller, a thenable job's rejection handlers) gets
+		// nothing out of the host.
+		r.force()
+	}
 	if len(args) == 0 {
 		return quickjs.Int(-1)
 	}
@@ -516,24 +523,76 @@ func (r *run) Exit(code uint32) {
 // guest's preemption point.
 func (r *run) FuelYield(in *quickjs.Instance, left int64) int64 {
 	if r.ended {
-		panic(errEnded) // the program settled: what it left running is dropped
+		// The program settled, or this is the guest coming back after it
+		// was asked to unwind: what it left running is dropped.
+		return r.halt(in, left)
 	}
 	select {
 	case <-r.ctx.Done():
-		r.stop(KindAbort, context.Cause(r.ctx).Error())
+		r.end(KindAbort, context.Cause(r.ctx).Error())
+		return r.halt(in, left)
 	case <-r.e.closing:
-		r.stop(KindAbort, "runtime disposed")
+		r.end(KindAbort, "runtime disposed")
+		return r.halt(in, left)
 	default:
 	}
 	if r.goexited.Load() {
-		r.stop(KindWorkerExit, goexitMessage)
+		r.end(KindWorkerExit, goexitMessage)
+		return r.halt(in, left)
 	}
 	if len(r.pending) > 0 {
 		r.launchPending() // the guest is busy: its calls must not wait for it
 	}
 	next, trip := r.meter.Refill(left, time.Now())
 	if trip != budget.None {
-		r.stop(KindTimeout, r.meter.Message(trip))
+		r.end(KindTimeout, r.meter.Message(trip))
+		return r.halt(in, left)
 	}
 	return next
+}
+
+// Ways a run's guest was stopped once the outcome was decided (run.halted).
+const (
+	haltNone        = iota
+	haltAsked       // asked to unwind itself (quickjs.Instance.Interrupt), and did
+	haltForced      // ended by a panic through wazero
+	haltAskedForced // asked, then ended by a panic before it unwound
+)
+
+// haltSlice is the fuel the guest gets to unwind once it was asked to: the
+// interrupt handler returns at once, and the throw and the unwinding of the
+// JavaScript frames take about a hundred units. More means C code the
+// unwinding set off (freeing a big array a frame held) or code QuickJS let
+// run on, which the panic then cuts short. It is less than one interrupt
+// poll's charge, so the guest's next poll yields again.
+const haltSlice = 1024
+
+// halt stops the guest of a run whose outcome is decided; left is the
+// balance the guest yielded with. When the yield is the interrupt handler's
+// (budget.PollYield) and the guest is running JavaScript, it asks the guest
+// to unwind itself (quickjs.Instance.Interrupt): the handler returns
+// non-zero, QuickJS throws its uncatchable "interrupted" error, which skips
+// every catch and finally block, and the call into the instance returns
+// normally. That spares the way out by a panic through wazero, which
+// recovers it and builds a wasm stack trace of every frame. Otherwise, or
+// when the guest yields again (it did not unwind within haltSlice: C code
+// that polls no interrupts, or code QuickJS let run on after the throw), it
+// panics with errEnded, as before.
+func (r *run) halt(in *quickjs.Instance, left int64) int64 {
+	if r.halted == haltNone && !r.e.hooks.noInterrupt && budget.PollYield(left) && in.Interrupt() {
+		r.halted = haltAsked
+		return haltSlice
+	}
+	r.force()
+	return 0
+}
+
+// force ends the guest of a run whose outcome is decided by a panic.
+func (r *run) force() {
+	if r.halted == haltAsked {
+		r.halted = haltAskedForced
+	} else {
+		r.halted = haltForced
+	}
+	panic(errEnded)
 }

@@ -137,6 +137,7 @@ type run struct {
 	inline   atomic.Int32
 
 	ended    bool
+	halted   int    // how the guest was stopped after the outcome was decided (see halt)
 	fuelUsed uint64 // at the moment the outcome was decided
 	kind     string
 	message  string
@@ -280,7 +281,7 @@ func (r *run) start() {
 		if err != nil {
 			return err
 		}
-		if main.IsException() {
+		if main.IsException() || r.ended {
 			r.throwPending()
 			return nil
 		}
@@ -386,10 +387,18 @@ func (r *run) internalException(where string) error {
 }
 
 // callChecked calls fn; a JavaScript exception ends the run as a failure.
+// When the outcome was decided during the call (the guest unwound itself,
+// see halt), it returns errEnded.
 func (r *run) callChecked(fn quickjs.Value, args ...quickjs.Value) (quickjs.Value, error) {
+	if r.ended {
+		return 0, errEnded
+	}
 	v, err := r.in.Call(fn, quickjs.Undefined, args...)
 	if err != nil {
 		return 0, err
+	}
+	if r.ended {
+		return 0, errEnded
 	}
 	if v.IsException() {
 		r.throwPending()
@@ -397,8 +406,14 @@ func (r *run) callChecked(fn quickjs.Value, args ...quickjs.Value) (quickjs.Valu
 	return v, nil
 }
 
-// throwPending ends the run with the pending JavaScript exception.
+// throwPending ends the run with the pending JavaScript exception, unless
+// the outcome is decided: then the exception is the one the guest unwound
+// with (see halt), and nothing more of the program may run (rendering an
+// exception can call its getters).
 func (r *run) throwPending() {
+	if r.ended {
+		return
+	}
 	exc, err := r.in.TakeException()
 	if err != nil {
 		r.end(KindWorkerExit, "worker error: "+err.Error())
@@ -422,7 +437,11 @@ func (r *run) throwPending() {
 	r.end(KindException, failureText(s))
 }
 
+// drainJobs runs the pending jobs, none once the outcome is decided.
 func (r *run) drainJobs() error {
+	if r.ended {
+		return nil
+	}
 	exc, err := r.in.RunJobs()
 	if err != nil {
 		return err

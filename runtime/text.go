@@ -26,6 +26,9 @@ type testHooks struct {
 	ended func(r *run) // when the run's outcome has been assembled
 	// closing runs on the goroutine that closes a stopped run's instance, before it does.
 	closing func()
+	// noInterrupt makes every run end its guest by a panic, as before
+	// quickjs.Instance.Interrupt (see halt).
+	noInterrupt bool
 }
 
 // pace is called after each piece of a big text: it ends the run, and

@@ -14,6 +14,9 @@ const (
 	fuelImportName   = "fuel_yield"
 	// FuelGlobalExport is the export name of the mutable i64 fuel global.
 	FuelGlobalExport = "coderun_fuel"
+	// StopGlobalExport is the export name of the mutable i32 global that
+	// the replaced interrupt handler returns (see Fuel).
+	StopGlobalExport = "coderun_stop"
 )
 
 // Function indices in the pinned QuickJS-NG module (QuickJS()), before any
@@ -73,8 +76,9 @@ type FuelConfig struct {
 	// non-nil slice instruments every loop.
 	SkipLoops []uint32
 	// InterruptHandler is the original absolute index of the function
-	// whose body is replaced by a fuel charge that returns 0. Zero means
-	// quickJSInterruptHandler; noInterruptHandler disables the replacement.
+	// whose body is replaced by a fuel charge that returns the stop
+	// global (StopGlobalExport). Zero means quickJSInterruptHandler;
+	// noInterruptHandler disables the replacement (and the stop global).
 	InterruptHandler uint32
 }
 
@@ -115,10 +119,13 @@ func (c FuelConfig) withDefaults() (FuelConfig, error) {
 //     branch back to a loop), cfg.LoopCost, except in the functions in
 //     cfg.SkipLoops (by default the interpreter's dispatch loop);
 //   - in the interrupt handler, whose body is replaced by a charge of
-//     cfg.InterruptCost and "return 0". QuickJS calls it from the
-//     interpreter when JSRuntime.interrupt_handler is set (the runtime sets
-//     it to QuickJSInterruptTableIndex), so JavaScript is charged and
-//     preempted there while C loops are charged at their headers;
+//     cfg.InterruptCost followed by "return $stop", a mutable i32 global,
+//     initial value 0, exported as StopGlobalExport and read after the
+//     charge. QuickJS calls the handler from the interpreter (and from the
+//     regular expression matcher) when JSRuntime.interrupt_handler is set
+//     (the runtime sets it to QuickJSInterruptTableIndex), so JavaScript is
+//     charged and preempted there while C loops are charged at their
+//     headers;
 //   - before every memory.copy and memory.fill, len >> bulkMemoryShift
 //     (one unit per 4 KiB), so big copies pay for their length. An
 //     operation longer than bulkMemoryChunk calls an appended helper that
@@ -135,7 +142,15 @@ func (c FuelConfig) withDefaults() (FuelConfig, error) {
 // fuel_yield(left) is called with the negative balance. It either returns
 // the new balance (a refill; it should be positive) or aborts the run by
 // panicking, which wazero turns into an error of the exported call in
-// progress (the instance must then be discarded). The host keeps the
+// progress (the instance must then be discarded). Instead of panicking, it
+// may set the stop global to a non-zero value and return a small balance:
+// the next time QuickJS polls the interrupt handler (at once when the
+// handler's own charge yielded), the handler returns non-zero and QuickJS
+// throws its uncatchable "interrupted" error, which skips every catch and
+// finally block and unwinds the JavaScript frames back to the exported call,
+// which returns normally (with the exception pending). The stop global is
+// never cleared by the module: every later poll throws again. Such an
+// instance must be discarded too. The host keeps the
 // balance it handed out last (initially 0): on each yield, used += handed -
 // left; when the run ends, used += handed - (the global's value). So fuel
 // used is everything handed out minus what is left, overdrafts included.
@@ -183,7 +198,7 @@ func fuel(m *Module, cfg FuelConfig) error {
 		}
 	}
 	for _, e := range m.Exports {
-		if e.Name == FuelGlobalExport {
+		if e.Name == FuelGlobalExport || e.Name == StopGlobalExport {
 			return fmt.Errorf("export %q already exists", e.Name)
 		}
 	}
@@ -219,9 +234,13 @@ func fuel(m *Module, cfg FuelConfig) error {
 		}
 	}
 	if handler >= 0 {
+		stop := m.addGlobal(Global{Type: GlobalType{ValType: i32, Mutable: true}, Init: []Instr{i32Const(0), simple(opEnd)}})
+		if err := m.addExport(Export{Name: StopGlobalExport, Kind: ExternGlobal, Index: stop}); err != nil {
+			return err
+		}
 		m.Code[handler] = Code{
 			Locals: []LocalGroup{{Count: 1, Type: i64}},
-			Body:   append(ch.charge(nil, 2, i64Const(cfg.InterruptCost)), i32Const(0), simple(opEnd)),
+			Body:   append(ch.charge(nil, 2, i64Const(cfg.InterruptCost)), indexed(opGlobalGet, stop), simple(opEnd)),
 		}
 	}
 	return nil

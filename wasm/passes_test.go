@@ -152,10 +152,14 @@ func TestFuel(t *testing.T) {
 		require.Equal(t, e, m.Exports[k])
 	}
 
-	// The fuel global is a mutable i64, initially 0, exported.
-	g := uint32(len(m.Globals) - 1)
+	// The fuel global is a mutable i64, initially 0, exported; the stop
+	// global that the interrupt handler returns, a mutable i32, initially
+	// 0, exported, follows it.
+	g, stop := uint32(len(m.Globals)-2), uint32(len(m.Globals)-1)
 	require.Equal(t, Global{Type: GlobalType{ValType: i64, Mutable: true}, Init: []Instr{i64Const(0), simple(opEnd)}}, m.Globals[g])
-	require.Equal(t, Export{Name: FuelGlobalExport, Kind: ExternGlobal, Index: g}, m.Exports[len(m.Exports)-1])
+	require.Equal(t, Export{Name: FuelGlobalExport, Kind: ExternGlobal, Index: g}, m.Exports[len(m.Exports)-2])
+	require.Equal(t, Global{Type: GlobalType{ValType: i32, Mutable: true}, Init: []Instr{i32Const(0), simple(opEnd)}}, m.Globals[stop])
+	require.Equal(t, Export{Name: StopGlobalExport, Kind: ExternGlobal, Index: stop}, m.Exports[len(m.Exports)-1])
 
 	// The chunked bulk memory helpers follow the original functions.
 	require.Len(t, m.Code, 1138+2)
@@ -174,7 +178,7 @@ func TestFuel(t *testing.T) {
 		switch idx {
 		case quickJSInterruptHandler:
 			require.Equal(t, []LocalGroup{{Count: 1, Type: i64}}, after.Locals)
-			require.Equal(t, append(check(2, i64Const(defaultInterruptCost)), i32Const(0), simple(opEnd)), after.Body)
+			require.Equal(t, append(check(2, i64Const(defaultInterruptCost)), indexed(opGlobalGet, stop), simple(opEnd)), after.Body)
 			continue
 		case quickJSCallInternal:
 			require.Equal(t, countBodyOps(before.Body, opLoop), countBodyOps(after.Body, opLoop))
@@ -296,7 +300,7 @@ func TestFuelBackEdges(t *testing.T) {
 	orig := decodeQuickJS(t)
 	m := decodeQuickJS(t)
 	require.NoError(t, Fuel(m, FuelConfig{BackEdges: true}))
-	g := uint32(len(m.Globals) - 1)
+	g := uint32(len(m.Globals) - 2) // the fuel global; the stop global follows
 	// Count the branches to loops in the original bodies (outside
 	// JS_CallInternal) and the charges in the rewritten ones.
 	var backEdges, charges int

@@ -25,6 +25,10 @@ type Layout struct {
 	// atom_array in JSRuntime, and the class ids of plain objects and arrays.
 	ObjectProto, ArrayProto, AtomArray uint32
 	ClassObject, ClassArray            uint16
+	// ErrorStack is the offset in JSContext of error_prepare_stack, which
+	// error_stack_trace_limit follows (0 when discovery failed: see
+	// discoverErrorStack and Instance.Interrupt).
+	ErrorStack uint32
 }
 
 // discoveryMagic is passed as max_stack_size to New_QJS, which stores it in
@@ -86,6 +90,9 @@ func (in *Instance) Init(opts InitOptions) error {
 		if err := in.discoverObjects(); err != nil {
 			return err
 		}
+	}
+	if in.layout.ErrorStack, err = in.discoverErrorStack(); err != nil {
+		return err
 	}
 	base := uint32(originalStackBase)
 	if opts.StackBytes > 0 && in.stackPointer != nil {
@@ -189,6 +196,45 @@ func (in *Instance) discoverString() (uint32, error) {
 		}
 	}
 	return 0, nil
+}
+
+// errorStackProbe is a stack trace limit no JSContext field holds by chance;
+// defaultStackTraceLimit is QuickJS's own.
+const (
+	errorStackProbe        = 0x5eedc0d
+	defaultStackTraceLimit = 10
+)
+
+// discoverErrorStack finds JSContext.error_stack_trace_limit by setting
+// Error.stackTraceLimit to a probe and looking for the only field holding
+// it, then checks it against quickjs-ng 0.10.1's struct JSContext: the
+// field before it, error_prepare_stack, is undefined in a new context, and
+// the limit reads back as QuickJS's default once that is set again. It
+// returns the offset of error_prepare_stack, or 0 when the checks fail.
+func (in *Instance) discoverErrorStack() (uint32, error) {
+	setLimit := func(n int) error {
+		v, err := in.Eval(fmt.Sprintf("Error.stackTraceLimit = %d", n), "coderun:probe", EvalGlobal)
+		if err == nil && v.IsException() {
+			err = errors.New("quickjs: setting Error.stackTraceLimit threw")
+		}
+		return err
+	}
+	if err := setLimit(errorStackProbe); err != nil {
+		return 0, err
+	}
+	off, findErr := in.FindContextU64(uint64(Int(errorStackProbe)))
+	if err := setLimit(defaultStackTraceLimit); err != nil {
+		return 0, err
+	}
+	if findErr != nil || off < 8 {
+		return 0, nil
+	}
+	prepare, ok1 := in.mem.ReadUint64Le(in.jsctx + off - 8)
+	limit, ok2 := in.mem.ReadUint64Le(in.jsctx + off)
+	if !ok1 || !ok2 || Value(prepare) != Undefined || Value(limit) != Int(defaultStackTraceLimit) {
+		return 0, nil
+	}
+	return off - 8, nil
 }
 
 // Layout returns the discovered JSRuntime layout.

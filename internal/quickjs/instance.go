@@ -38,10 +38,14 @@ type Instance struct {
 	// grow), two when the host calls back, instead of one per export.
 	calls []api.Function
 	depth int
+	// op is the operation of the outermost call in progress (see
+	// Interrupt).
+	op wasm.DispatchOp
 
 	stackPointer api.MutableGlobal
 	stackMark    api.MutableGlobal // wasm.StackMarkExport, nil without it
 	fuel         api.MutableGlobal
+	stop         api.MutableGlobal // wasm.StopGlobalExport, nil without it
 	// linear is the instance's linear memory as the allocator made it.
 	linear *linearmem.Memory
 
@@ -91,6 +95,9 @@ func (e *Engine) Instantiate(ctx context.Context, host Host) (*Instance, error) 
 	}
 	if g, ok := mod.ExportedGlobal(wasm.StackMarkExport).(api.MutableGlobal); ok {
 		in.stackMark = g
+	}
+	if g, ok := mod.ExportedGlobal(wasm.StopGlobalExport).(api.MutableGlobal); ok {
+		in.stop = g
 	}
 	return in, nil
 }
@@ -146,6 +153,41 @@ func (in *Instance) Memory() api.Memory { return in.mem }
 // Fuel returns the module's fuel global, or nil when the module is not metered.
 func (in *Instance) Fuel() api.MutableGlobal { return in.fuel }
 
+// Interrupt asks the guest to unwind itself instead of being ended by a
+// panic; a Host calls it from the FuelYield that the interrupt handler's
+// fuel charge made. It sets the module's stop global (see wasm.Fuel), so
+// that the handler returns non-zero and QuickJS throws its uncatchable
+// "interrupted" error; the call into the instance then returns normally,
+// with that exception pending. It also sets the context's
+// error_prepare_stack to undefined and its error_stack_trace_limit to 0
+// (what they referenced is leaked, in an instance never used again), so
+// that neither that error nor any made after it gets a stack: making one
+// would cost more than the rest of the unwinding, and could run code of the
+// program (its prepareStackTrace, a stackTraceLimit's valueOf). The stop
+// stays set, every later poll throws again, and the instance is fit only
+// to be closed.
+//
+// It reports false, and changes nothing, when the guest cannot be
+// interrupted this way: the module has no stop global, the context's
+// layout is unknown, the call in progress is not one that runs JavaScript
+// and hands an exception back (Call, Eval, EvalBytecode, RunJobs), or a
+// host function called back into the instance, whose caller would go on as
+// if nothing had happened. The Host must then panic as before.
+func (in *Instance) Interrupt() bool {
+	if in.stop == nil || in.layout.ErrorStack == 0 || in.depth != 1 {
+		return false
+	}
+	switch in.op {
+	case wasm.DispatchCall, wasm.DispatchEval, wasm.DispatchStdLoop:
+	default:
+		return false
+	}
+	in.mem.WriteUint64Le(in.jsctx+in.layout.ErrorStack, uint64(Undefined))
+	in.mem.WriteUint64Le(in.jsctx+in.layout.ErrorStack+8, uint64(Int(0)))
+	in.stop.Set(1)
+	return true
+}
+
 // Context returns the JSContext pointer.
 func (in *Instance) Context() uint32 { return in.jsctx }
 
@@ -162,6 +204,9 @@ func (in *Instance) invoke(op wasm.DispatchOp, args ...uint64) (uint64, error) {
 	s := in.stack[:]
 	s[0] = uint64(op)
 	copy(s[1:], args)
+	if in.depth == 0 {
+		in.op = op
+	}
 	in.depth++
 	err := f.CallWithStack(in.ctx, s)
 	in.depth--

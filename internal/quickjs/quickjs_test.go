@@ -55,7 +55,7 @@ func TestEvalAndLayout(t *testing.T) {
 	require.NotZero(t, l.ArrayProto)
 	l.ObjectProto, l.ArrayProto = 0, 0 // addresses in this instance's heap
 	require.Equal(t, Layout{StackSize: 120, StackLimit: 128, CurrentException: 136, InterruptHandler: 152, StringChars: 20,
-		AtomArray: 60, ClassObject: 1, ClassArray: 2}, l)
+		AtomArray: 60, ClassObject: 1, ClassArray: 2, ErrorStack: 168}, l)
 	v, err := in.Eval(`JSON.stringify({a: [1, 2, "€"]})`, "t.js", EvalGlobal)
 	require.NoError(t, err)
 	s, err := in.String(v)
