@@ -100,7 +100,10 @@ func (m *Meter) Refund(n uint64, left int64) {
 // that tripped.
 func (m *Meter) Refill(left int64, now time.Time) (int64, Trip) {
 	m.used = m.FuelUsed(left)
-	m.given = 0
+	// Until the next slice is handed out, the guest's global still holds
+	// left: FuelUsed(left) is then used, the overdraft counted once (a run
+	// that trips here reads its fuel from the global as the guest left it).
+	m.given = left
 	if m.used >= m.limits.Fuel {
 		return 0, tripFuel
 	}

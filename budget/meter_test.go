@@ -27,7 +27,11 @@ func simulate(t *testing.T, limit uint64, charges []int64, perUnit time.Duration
 		yields++
 		next, trip := m.Refill(fuel, now)
 		if trip == tripFuel {
-			return m.used, yields, smallest
+			// What a run reports: FuelUsed of the global as the guest left it.
+			if got := m.FuelUsed(fuel); got != m.used {
+				t.Fatalf("FuelUsed after the trip is %d, the refill counted %d (overdraft %d)", got, m.used, -fuel)
+			}
+			return m.FuelUsed(fuel), yields, smallest
 		}
 		if trip != None {
 			t.Fatalf("unexpected trip %v", trip)
