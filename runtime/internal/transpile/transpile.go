@@ -595,16 +595,21 @@ func breakout(sc *scanner, lines *lineIndex, detail string) *Error {
 
 // checkSingleExpression verifies that the compiled output out ("EXPR;\n") is a single expression
 // whose evaluation has no side effects. "(EXPR)" is parsed again: it fails to parse if out holds
-// several statements, and printed with syntax minification, an unused function expression
-// disappears, as does every expression without side effects, so anything left over means the
-// user's code escaped the function and would run when the script is evaluated. Annotations such
-// as /* @__PURE__ */ are ignored so that they cannot hide a call.
+// several statements, and with tree shaking, an unused function expression disappears, as does
+// every expression without side effects, so anything left over means the user's code escaped the
+// function and would run when the script is evaluated. Annotations such as /* @__PURE__ */ are
+// ignored so that they cannot hide a call.
+//
+// Tree shaking decides whether an expression can be removed without looking inside a function's
+// body, so this costs one linear parse. Syntax minification would decide the same, but it
+// simplifies the body too, and that costs time proportional to the statements times the blocks
+// around them: 48 s for 1 MiB of "x;" inside 480 blocks.
 func checkSingleExpression(out string) error {
 	res := api.Transform("("+strings.TrimSuffix(out, ";\n")+")", api.TransformOptions{
 		MinifyWhitespace:  true,
 		Loader:            api.LoaderJS,
 		Target:            api.ESNext,
-		MinifySyntax:      true,
+		TreeShaking:       api.TreeShakingTrue,
 		IgnoreAnnotations: true,
 		LegalComments:     api.LegalCommentsNone,
 		LogOverride:       silencedWarnings(),

@@ -3,11 +3,13 @@ package transpile
 import (
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/evanw/esbuild/pkg/api"
 	"github.com/stretchr/testify/require"
@@ -366,6 +368,15 @@ func TestBreakoutDetection(t *testing.T) {
 		{name: "side-effect free statements", src: "}); 1; (async function () {", escaped: true},
 		{name: "side-effect free expression", src: "}), 1, (async function () {", escaped: true},
 		{name: "division after function expression", src: "x = function () {} / 1 }); evil(); (async function () { let y = 2 / 1", escaped: true},
+		{name: "class static block", src: "}), class { static { evil() } }, (async function () {", escaped: true},
+		{name: "class computed key", src: "}), class { [evil()]() {} }, (async function () {", escaped: true},
+		{name: "template", src: "}), `${evil()}`, (async function () {", escaped: true},
+		{name: "pure annotation", src: "}), /* @__PURE__ */ evil(), (async function () {", escaped: true},
+		{name: "new", src: "}), new Evil, (async function () {", escaped: true},
+		{name: "spread", src: "}), [...evil], (async function () {", escaped: true},
+		{name: "global read", src: "}), evil, (async function () {", escaped: true},
+		{name: "property read", src: "}).evil, (async function () {", escaped: true},
+		{name: "string concatenation", src: "}), '' + evil, (async function () {", escaped: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -546,4 +557,24 @@ func atoi(t *testing.T, s string) int {
 		n = n*10 + int(c-'0')
 	}
 	return n
+}
+
+// TestCheckSingleExpressionLinear checks that re-parsing the output costs about the same whether
+// its statements sit in one block or a hundred nested ones. Syntax minification, which the check
+// used before, took time proportional to the statements times the blocks: 150 times longer at
+// this size.
+func TestCheckSingleExpressionLinear(t *testing.T) {
+	statements := strings.Repeat("x;", 1<<15)
+	timed := func(levels int) time.Duration {
+		out := minHeader + strings.Repeat("{", levels) + statements + strings.Repeat("}", levels) + minFooter
+		best := time.Duration(math.MaxInt64)
+		for range 3 {
+			start := time.Now()
+			require.NoError(t, checkSingleExpression(out))
+			best = min(best, time.Since(start))
+		}
+		return best
+	}
+	flat, nested := timed(0), timed(100)
+	require.Less(t, nested, 10*flat, "flat %v, nested %v", flat, nested)
 }
