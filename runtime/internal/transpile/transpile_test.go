@@ -377,6 +377,9 @@ func TestBreakoutDetection(t *testing.T) {
 		{name: "global read", src: "}), evil, (async function () {", escaped: true},
 		{name: "property read", src: "}).evil, (async function () {", escaped: true},
 		{name: "string concatenation", src: "}), '' + evil, (async function () {", escaped: true},
+		{name: "direct eval inside", src: "return eval('1')"},
+		{name: "direct eval outside", src: "}), eval('evil()'), (async function () {", escaped: true},
+		{name: "eval read outside", src: "}), eval, (async function () {", escaped: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
