@@ -35,11 +35,10 @@
   // so that then() uses the intrinsic Promise without reading
   // Promise.prototype.constructor or Promise[Symbol.species].
   const speciesShield = ObjectFreeze({ __proto__: null, [SymbolSpecies]: undefined });
-  // What START's two property definitions need is made here, once, in the
-  // snapshot, rather than by every run: their descriptors (this one and
-  // mainNameDescriptor below), and the shape a promise takes when it gets
-  // the shield, which shapeHolder keeps alive so that a run's promise finds
-  // it instead of making it.
+  // What START's property definition needs is made here, once, in the
+  // snapshot, rather than by every run: its descriptor, and the shape a
+  // promise takes when it gets the shield, which shapeHolder keeps alive so
+  // that a run's promise finds it instead of making it.
   const shieldDescriptor = ObjectFreeze({ __proto__: null, value: speciesShield });
   const shapeHolder = new Promise_(() => {});
   ObjectDefineProperty(shapeHolder, "constructor", shieldDescriptor);
@@ -189,11 +188,13 @@
   // prepareStack also finishes the message of a call of a namespace member
   // that does not exist (see noteMiss).
   const OP_POSITION = 9;
-  // The program's function is named MAIN_NAME once it starts (see START),
-  // a name no identifier has: a function of the program named like the
-  // wrapper's function (__dsh_main__) keeps its own name in frames.
+  // The frames of the program's function (mainFn, known once it starts)
+  // are named MAIN_NAME, a name no identifier has: a function of the
+  // program named like the wrapper's function (__dsh_main__) keeps its own
+  // name in frames. The function is recognized by identity, which costs a
+  // run nothing until a stack is made.
   const PROGRAM_FILE = "program.ts", PRELUDE_FILE = "coderun:prelude", MAIN_NAME = "<program>";
-  const mainNameDescriptor = ObjectFreeze({ __proto__: null, value: MAIN_NAME, configurable: true });
+  let mainFn;
   const POSITION_SCALE = 67108864; // the host packs a position as line * 2^26 + column
   const FRAME_OTHER = 0, FRAME_PROGRAM = 1, FRAME_PRELUDE = 2;
   const ObjectHasOwn = Object.hasOwn, TypeErrorPrototype = TypeError_.prototype, Proxy_ = Proxy;
@@ -238,9 +239,10 @@
         if (first < 0) preludeFirst = true;
         continue;
       }
-      fName[i] = s.getFunctionName();
+      const fn = s.getFunction();
+      fName[i] = fn === mainFn && mainFn !== undefined ? MAIN_NAME : s.getFunctionName();
       fCol[i] = s.getColumnNumber();
-      if (i === 0) bareFirst = s.getFunction() === null;
+      if (i === 0) bareFirst = fn === null;
       if (file === PROGRAM_FILE && line !== -1) {
         fKind[i] = FRAME_PROGRAM;
         if (first < 0) first = i;
@@ -633,7 +635,7 @@
         return done(DONE_THROW, "SyntaxError: the program must be the body of one function; it closes the wrapper early");
       }
       const params = b === undefined ? [] : buildBindings(b); // undefined: no bindings
-      ObjectDefineProperty(a, "name", mainNameDescriptor);
+      mainFn = a;
       let p;
       try { p = ReflectApply(a, undefined, params); } catch (e) { return fail(e); }
       ObjectDefineProperty(p, "constructor", shieldDescriptor);
