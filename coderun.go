@@ -45,7 +45,12 @@ type Config struct {
 	MaxConcurrentCalls int
 	// MaxProgramBytes caps the size of a program's source text, in bytes
 	// of UTF-8; a larger program fails as an exception (SyntaxError) before
-	// anything compiles it.
+	// anything compiles it. The limits on a program's compile work follow
+	// it: at most a unit of work per 4 bytes (a token counts 1, a block 6,
+	// a new name or a function 17) and two units of scope work per byte
+	// (a name counts the depth it is nested at), so that raising it allows
+	// proportionally larger programs and proportionally longer compiler
+	// calls, which a cancel cannot interrupt.
 	MaxProgramBytes int64
 	// MaxArgumentBytes caps the JSON text of one binding call's argument, in
 	// bytes of UTF-8; a larger argument rejects the call in the program with

@@ -39,8 +39,10 @@ type Limits struct {
 	MemoryBytes        int64
 	MaxOutputBytes     int64
 	MaxConcurrentCalls int
-	MaxProgramBytes    int64
-	MaxArgumentBytes   int64
+	// MaxProgramBytes also sets the limits on a program's compile work, in
+	// proportion (see coderun.Config.MaxProgramBytes).
+	MaxProgramBytes  int64
+	MaxArgumentBytes int64
 }
 
 // Bounds of MemoryBytes.

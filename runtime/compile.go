@@ -29,8 +29,9 @@ var (
 // watches its context, Close and WallTime: when one of them ends the run, the run returns at once
 // and the compilation stops at its next look at its context, which it takes every few thousand
 // tokens of its own passes and before each call to esbuild (see transpile.CompileContext; the
-// nesting limits keep each phase linear in the program, which MaxProgramBytes bounds, and the
-// diagnostics bound keeps esbuild's error reports linear too). An esbuild call already running is
+// nesting limits keep each phase linear in the program, which MaxProgramBytes bounds, the
+// diagnostics bound keeps esbuild's error reports linear too, and the compile-work limits, which
+// scale with MaxProgramBytes, keep each esbuild call short). An esbuild call already running is
 // not interrupted: what an abandoned compilation still costs is bounded by one such call, so
 // compilations are not otherwise limited in number. Close waits for them (Engine.compiling).
 func (r *run) compile() *transpile.Program {
@@ -38,7 +39,8 @@ func (r *run) compile() *transpile.Program {
 		r.end(KindException, err.Error())
 		return nil
 	}
-	if prog, err, ok := r.e.programs.Lookup(r.source); ok {
+	opts := transpile.Options{OnPhase: r.e.compilePhase, MaxProgramBytes: r.limits.MaxProgramBytes}
+	if prog, err, ok := r.e.programs.Lookup(r.source, opts); ok {
 		if r.compiled(prog, err) == nil || r.interrupted() {
 			return nil
 		}
@@ -54,7 +56,7 @@ func (r *run) compile() *transpile.Program {
 	r.e.compiling.Add(1)
 	go func() {
 		defer r.e.compiling.Done()
-		prog, err := r.e.programs.Compile(ctx, r.source, transpile.Options{OnPhase: r.e.compilePhase})
+		prog, err := r.e.programs.Compile(ctx, r.source, opts)
 		done <- result{prog, err}
 	}()
 	wall := time.NewTimer(time.Until(r.meter.WallDeadline()))

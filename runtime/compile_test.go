@@ -37,13 +37,17 @@ func TestProgramNestedTooDeeply(t *testing.T) {
 		"(line 2:%d)", transpile.MaxNesting, len("return ")+transpile.MaxNesting), o.Message)
 }
 
+// compilingProgram is a program of about 1 MiB, within the compile-work limits, that esbuild takes
+// tens of milliseconds over: statements appending a string.
+var compilingProgram = strings.Repeat("s += '((((((((((((((((((((';\n", 1<<20/len("s += '((((((((((((((((((((';\n"))
+
 // TestCompileCancelled cancels a run while its 1 MiB program compiles: the run returns at once,
 // and the compilation starts no phase after the cancel.
 func TestCompileCancelled(t *testing.T) {
 	e := testEngine(t)
 	rec := recordPhases(e)
 	cancelAt := rec.inTransform
-	src := strings.Repeat("x = -a.b.c;\n", 1<<20/12)
+	src := compilingProgram
 	ctx, cancel := context.WithCancelCause(context.Background())
 	var cancelled time.Time
 	go func() {
@@ -57,7 +61,7 @@ func TestCompileCancelled(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, KindAbort, o.Kind)
 	require.Equal(t, "client went away", o.Message)
-	// The run does not wait for the phase in flight (esbuild, hundreds of milliseconds for this
+	// The run does not wait for the phase in flight (esbuild, tens of milliseconds for this
 	// program); generous for a busy machine running -race.
 	require.Less(t, returned.Sub(cancelled), 50*time.Millisecond)
 
@@ -78,7 +82,7 @@ func TestCompileClosed(t *testing.T) {
 	inTransform := rec.inTransform
 	done := make(chan Outcome, 1)
 	go func() {
-		o, _ := e.run(context.Background(), strings.Repeat("x = -a.b.c;\n", 1<<20/12), nil)
+		o, _ := e.run(context.Background(), compilingProgram, nil)
 		done <- o
 	}()
 	<-inTransform

@@ -120,7 +120,9 @@ func BenchmarkScan(b *testing.B) {
 			b.ReportAllocs()
 			b.SetBytes(int64(len(src)))
 			for b.Loop() {
-				c := compilation{poll: newPoller(b.Context()), src: src}
+				// Over the compile work allowed at 1 MiB: allowed for a larger program size, so
+				// that the whole program is scanned.
+				c := compilation{poll: newPoller(b.Context()), src: src, limits: workLimitsFor(1 << 30)}
 				if _, _, err := c.scan(); err != nil {
 					b.Fatal(err)
 				}

@@ -4,12 +4,15 @@ import (
 	"container/list"
 	"context"
 	"crypto/sha256"
+	"encoding/binary"
 	"errors"
+	"io"
 	"sync"
 )
 
 // Cache is a bounded, concurrency-safe cache of compiled programs keyed by the SHA-256 of the
-// source. Failures are cached too (not a compilation stopped by its context). It holds at most
+// source and of the limits it was compiled under (Options.MaxProgramBytes), so that a result is
+// never served under limits other than its own. Failures are cached too (not a compilation stopped by its context). It holds at most
 // capacity entries whose costs (see Program.cost) add up to at most maxBytes, counting the engine
 // bytecode that Program.SetCompiled adds later; when over either bound, the least recently used
 // entries are evicted.
@@ -48,7 +51,7 @@ func NewCache(capacity int, maxBytes int64) *Cache {
 // Concurrent misses for the same source may compile it more than once, but all of them return
 // the same *Program. A result larger than the whole cache is returned but not kept.
 func (c *Cache) Compile(ctx context.Context, src string, opts Options) (*Program, error) {
-	key := sha256.Sum256([]byte(src))
+	key := cacheKey(src, opts)
 	if e, ok := c.get(key); ok {
 		return e.prog, e.err
 	}
@@ -67,13 +70,26 @@ func (c *Cache) Compile(ctx context.Context, src string, opts Options) (*Program
 	return e.prog, e.err
 }
 
-// Lookup returns the cached result of compiling src, if there is one.
-func (c *Cache) Lookup(src string) (*Program, error, bool) {
-	e, ok := c.get(sha256.Sum256([]byte(src)))
+// Lookup returns the cached result of compiling src with opts, if there is one.
+func (c *Cache) Lookup(src string, opts Options) (*Program, error, bool) {
+	e, ok := c.get(cacheKey(src, opts))
 	if !ok {
 		return nil, nil, false
 	}
 	return e.prog, e.err, true
+}
+
+// cacheKey is the key of src compiled with opts: the SHA-256 of the limits it is compiled under,
+// then of src.
+func cacheKey(src string, opts Options) [sha256.Size]byte {
+	h := sha256.New()
+	var limits [8]byte
+	binary.LittleEndian.PutUint64(limits[:], uint64(workLimitsFor(opts.MaxProgramBytes).programBytes))
+	h.Write(limits[:])
+	_, _ = io.WriteString(h, src)
+	var key [sha256.Size]byte
+	h.Sum(key[:0])
+	return key
 }
 
 // Len reports the number of cached entries.

@@ -27,42 +27,96 @@ func TestMeasureShapes(t *testing.T) {
 		t.Skip()
 	}
 	for _, s := range measuredShapes {
-		src := s.build(1 << 20)
-		var m0, m1 runtime.MemStats
-		runtime.GC()
-		runtime.ReadMemStats(&m0)
-		stopSampling := sampleStackPeak(500 * time.Microsecond)
-		phases := map[Phase]time.Duration{}
-		var last Phase
-		lastAt := time.Now()
-		start := lastAt
-		ctx := &gapContext{Context: t.Context(), last: start}
-		_, err := CompileContext(ctx, src, Options{OnPhase: func(p Phase) {
-			now := time.Now()
-			if p > 0 {
-				phases[last] = now.Sub(lastAt)
-			}
-			last, lastAt = p, now
-			ctx.phase = p
-		}})
-		_ = ctx.Err() // the step after the last look
-		phases[last] = time.Since(lastAt)
-		total := time.Since(start)
-		peak := stopSampling()
-		runtime.ReadMemStats(&m1)
-		msg := ""
-		if err != nil {
-			msg = err.Error()
-			if len(msg) > 50 {
-				msg = msg[:50]
-			}
-		}
-		g := ctx.gaps
-		fmt.Printf("%-22s %7d B %6.1fms  scan %5.1f (%4.1f)  transform %5.1f (%5.1f)  verify %5.1f (%5.1f)  map %5.1f (%5.1f)  names %5.1f (%5.1f)  stack %4d KiB  alloc %4d MiB  %s\n",
-			s.name, len(src), ms(total), ms(phases[PhaseScan]), ms(g[PhaseScan]), ms(phases[PhaseTransform]), ms(g[PhaseTransform]),
-			ms(phases[PhaseVerify]), ms(g[PhaseVerify]), ms(phases[phaseSourceMap]), ms(g[phaseSourceMap]),
-			ms(phases[phaseNames]), ms(g[phaseNames]), (peak-m0.StackInuse)>>10, (m1.TotalAlloc-m0.TotalAlloc)>>20, msg)
+		measureCompile(t, s.name, s.build(1<<20))
 	}
+}
+
+// TestMeasureAtLimits is TestMeasureShapes with each shape that the nesting limits accept as large
+// as the compile-work limits (see work.go) accept, up to 1 MiB: the longest that an esbuild call
+// can take on it. The realistic program (see realisticProgram) comes last, at 1 MiB.
+func TestMeasureAtLimits(t *testing.T) {
+	if os.Getenv("MEASURE") == "" {
+		t.Skip()
+	}
+	for _, s := range measuredShapes {
+		if s.rejected {
+			continue
+		}
+		measureCompile(t, s.name, largestAccepted(s))
+	}
+	measureCompile(t, "realistic", realisticProgram(t, 1<<20))
+}
+
+// largestAccepted returns the shape at the largest size up to 1 MiB that the scan accepts, found
+// by bisection.
+func largestAccepted(s shape) string {
+	accepted := func(size int) bool {
+		c := compilation{poll: newPoller(context.Background()), src: s.build(size), limits: defaultWorkLimits}
+		_, _, err := c.scan()
+		return err == nil
+	}
+	lo, hi := 16, 1<<20
+	if accepted(hi) {
+		return s.build(hi)
+	}
+	for hi-lo > 64 {
+		mid := (lo + hi) / 2
+		if accepted(mid) {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return s.build(lo)
+}
+
+// measureCompile compiles src and prints what each phase took, the longest step of each phase
+// without a look at the context, the peak of the goroutine stacks and the bytes allocated: once,
+// or MEASURE_RUNS times.
+func measureCompile(t *testing.T, name, src string) {
+	runs := 1
+	_, _ = fmt.Sscan(os.Getenv("MEASURE_RUNS"), &runs)
+	for range runs {
+		measureCompileOnce(t, name, src)
+	}
+}
+
+// measureCompileOnce is one compilation of measureCompile.
+func measureCompileOnce(t *testing.T, name, src string) {
+	var m0, m1 runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&m0)
+	stopSampling := sampleStackPeak(500 * time.Microsecond)
+	phases := map[Phase]time.Duration{}
+	var last Phase
+	lastAt := time.Now()
+	start := lastAt
+	ctx := &gapContext{Context: t.Context(), last: start}
+	_, err := CompileContext(ctx, src, Options{OnPhase: func(p Phase) {
+		now := time.Now()
+		if p > 0 {
+			phases[last] = now.Sub(lastAt)
+		}
+		last, lastAt = p, now
+		ctx.phase = p
+	}})
+	_ = ctx.Err() // the step after the last look
+	phases[last] = time.Since(lastAt)
+	total := time.Since(start)
+	peak := stopSampling()
+	runtime.ReadMemStats(&m1)
+	msg := ""
+	if err != nil {
+		msg = err.Error()
+		if len(msg) > 50 {
+			msg = msg[:50]
+		}
+	}
+	g := ctx.gaps
+	fmt.Printf("%-24s %7d B %6.1fms  scan %5.1f (%4.1f)  transform %5.1f (%5.1f)  verify %5.1f (%5.1f)  map %5.1f (%5.1f)  names %5.1f (%5.1f)  stack %4d KiB  alloc %4d MiB  %s\n",
+		name, len(src), ms(total), ms(phases[PhaseScan]), ms(g[PhaseScan]), ms(phases[PhaseTransform]), ms(g[PhaseTransform]),
+		ms(phases[PhaseVerify]), ms(g[PhaseVerify]), ms(phases[phaseSourceMap]), ms(g[phaseSourceMap]),
+		ms(phases[phaseNames]), ms(g[phaseNames]), (peak-min(peak, m0.StackInuse))>>10, (m1.TotalAlloc-m0.TotalAlloc)>>20, msg)
 }
 
 // gapContext records the longest time between two calls of Err, per phase (the phase running when

@@ -140,10 +140,16 @@ type nester struct {
 	// functions counts the functions seen so far, functionDepth adds up the depth at which each
 	// starts.
 	functions, functionDepth int
+	// work and scopeWork are the compile work and the scope work counted so far, limits their
+	// bounds, names the names seen (see work.go).
+	work, scopeWork int64
+	limits          workLimits
+	names           map[string]struct{}
 }
 
-func newNester() *nester {
+func newNester(limits workLimits) *nester {
 	return &nester{
+		limits:               limits,
 		stack:                []nestFrame{{angleFrom: -1, outerAngle: -1, commaOperator: true}},
 		lastSpeculativeClose: -1,
 	}
@@ -164,10 +170,15 @@ func (n *nester) step(s *scanner, i int) *nestingError {
 		f.reset()
 	}
 	f.resetNext = false
-	if t.nl && i > 0 && s.endsStatement(i-1) && s.startsStatement(i) {
+	asi := t.nl && i > 0 && s.endsStatement(i-1) && s.startsStatement(i)
+	if asi {
 		f.reset()
 	}
-	if s.startsFunction(i) {
+	fn := s.startsFunction(i)
+	if e := n.account(s, i, f, asi, fn); e != nil {
+		return e
+	}
+	if fn {
 		n.functions++
 		n.functionDepth += f.depth()
 		if n.functions > maxFunctions || n.functionDepth > maxFunctionDepth {

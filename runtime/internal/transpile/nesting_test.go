@@ -188,7 +188,9 @@ func TestCompileStopsBetweenPhases(t *testing.T) {
 			cause := errors.New("stop")
 			var phases []Phase
 			c := NewCache(4, 1<<30)
-			p, err := c.Compile(ctx, src, Options{OnPhase: func(p Phase) {
+			// Over the compile work allowed at 1 MiB (so that each phase takes long): allowed
+			// for a larger program size.
+			p, err := c.Compile(ctx, src, Options{MaxProgramBytes: 1 << 30, OnPhase: func(p Phase) {
 				phases = append(phases, p)
 				if p == stopAt {
 					cancel(cause)

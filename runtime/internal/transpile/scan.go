@@ -97,6 +97,10 @@ type scanner struct {
 	unmatched int
 	// nestErr is the first place where the program nests too deeply; tokens stop there.
 	nestErr *nestingError
+	// limits bound the program's compile work (see work.go); work and scopeWork are what the
+	// tokens read count.
+	limits          workLimits
+	work, scopeWork int64
 	// poll stops tokenize and the passes over the tokens once the compilation must stop; nil
 	// when nothing stops them.
 	poll *poller
@@ -112,19 +116,23 @@ type scanner struct {
 //
 // The tokens are checked for nesting (see checkNesting) as they are made; tokenizing stops at the
 // first token that nests too deeply, which nestErr then describes.
-func tokenize(src string) *scanner { return tokenizeUntil(src, nil) }
+func tokenize(src string) *scanner { return tokenizeUntil(src, nil, defaultWorkLimits) }
 
 // tokenizeUntil is tokenize, stopping early (with the tokens so far) when p says the compilation
-// must stop. The scanner keeps p for the passes over its tokens.
-func tokenizeUntil(src string, p *poller) *scanner {
+// must stop, and bounding the compile work by limits (by the default ones when zero). The scanner
+// keeps p for the passes over its tokens.
+func tokenizeUntil(src string, p *poller, limits workLimits) *scanner {
 	s := newScanner(src, p)
+	if limits.programBytes > 0 {
+		s.limits = limits
+	}
 	s.readTokens()
 	return s
 }
 
 // newScanner returns a scanner of src that has read no token yet.
 func newScanner(src string, p *poller) *scanner {
-	s := &scanner{src: src, unmatched: -1, poll: p}
+	s := &scanner{src: src, unmatched: -1, poll: p, limits: defaultWorkLimits}
 	s.top = frame{tok: -1, kind: bkStmts, fn: fnBoundary | fnKnown | fnAsync}
 	return s
 }
@@ -132,7 +140,8 @@ func newScanner(src string, p *poller) *scanner {
 // readTokens reads the tokens of s.src (see tokenizeUntil).
 func (s *scanner) readTokens() {
 	p := s.poll
-	n := newNester()
+	n := newNester(s.limits)
+	defer func() { s.work, s.scopeWork = n.work, n.scopeWork }()
 	for {
 		s.skipSpace()
 		if s.pos >= len(s.src) || p.stop() {

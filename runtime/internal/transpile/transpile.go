@@ -24,8 +24,9 @@
 // rejected even when it only holds types (write "declare namespace" or plain type aliases instead):
 // TypeScript itself does not allow namespaces inside a function body. The tokenizer also bounds
 // the program's nesting (see nesting.go), so that esbuild's recursion and backtracking stay small,
-// and what esbuild's diagnostics may cost (see diag.go), so that a program full of errors cannot
-// make esbuild take time quadratic in its size. esbuild's warnings are silenced: Compile reports
+// its compile work (see work.go), so that no esbuild call, which a cancel cannot interrupt, takes
+// long, and what esbuild's diagnostics may cost (see diag.go), so that a program full of errors
+// cannot make esbuild take time quadratic in its size. esbuild's warnings are silenced: Compile reports
 // errors only.
 //
 // Finally the output is checked to be exactly one function expression: esbuild parses the wrapped
@@ -242,6 +243,10 @@ const (
 type Options struct {
 	// OnPhase, when not nil, is called before each phase starts.
 	OnPhase func(Phase)
+	// MaxProgramBytes is the program size limit that the program was checked against (see
+	// CheckSize), 1 MiB when not positive. The limits on its compile work and scope work are
+	// proportional to it (see work.go).
+	MaxProgramBytes int64
 
 	// keepRenamed, set by tests, leaves esbuild's names in the output (see names.go).
 	keepRenamed bool
@@ -275,7 +280,7 @@ func Compile(src string) (*Program, error) {
 // lines: once ctx is done no further phase starts, the pass under way stops, and the error (not
 // an *Error) wraps context.Cause(ctx). Other errors are *Error values.
 func CompileContext(ctx context.Context, src string, opts Options) (*Program, error) {
-	c := compilation{poll: newPoller(ctx), opts: opts, src: src}
+	c := compilation{poll: newPoller(ctx), opts: opts, src: src, limits: workLimitsFor(opts.MaxProgramBytes)}
 	return c.run()
 }
 
@@ -286,6 +291,8 @@ type compilation struct {
 	src   string
 	lines *lineIndex
 	sc    *scanner
+	// limits bound the program's compile work (see work.go).
+	limits workLimits
 }
 
 // enter starts phase p, unless the compilation must stop.
@@ -459,7 +466,7 @@ func (c *compilation) scan() (input string, refused *Error, err error) {
 	if err := c.pass(passTokenize); err != nil {
 		return "", nil, err
 	}
-	c.sc = tokenizeUntil(src, c.poll)
+	c.sc = tokenizeUntil(src, c.poll, c.limits)
 	if err := c.pass(passCheck); err != nil {
 		return "", nil, err
 	}
