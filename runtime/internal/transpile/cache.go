@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
-	"io"
 	"sync"
 )
 
@@ -79,17 +78,15 @@ func (c *Cache) Lookup(src string, opts Options) (*Program, error, bool) {
 	return e.prog, e.err, true
 }
 
-// cacheKey is the key of src compiled with opts: the SHA-256 of the limits it is compiled under,
-// then of src.
+// cacheKey is the key of src compiled with opts: the SHA-256 of the source's SHA-256 followed by
+// the limits it is compiled under. Hashing the source alone first, as before the limits existed,
+// keeps a look-up from copying the source.
 func cacheKey(src string, opts Options) [sha256.Size]byte {
-	h := sha256.New()
-	var limits [8]byte
-	binary.LittleEndian.PutUint64(limits[:], uint64(workLimitsFor(opts.MaxProgramBytes).programBytes))
-	h.Write(limits[:])
-	_, _ = io.WriteString(h, src)
-	var key [sha256.Size]byte
-	h.Sum(key[:0])
-	return key
+	sum := sha256.Sum256([]byte(src))
+	var b [sha256.Size + 8]byte
+	copy(b[:], sum[:])
+	binary.LittleEndian.PutUint64(b[sha256.Size:], uint64(workLimitsFor(opts.MaxProgramBytes).programBytes))
+	return sha256.Sum256(b[:])
 }
 
 // Len reports the number of cached entries.
