@@ -30,6 +30,13 @@ const (
 // below the mark, and returns the next mark. A mark of 0 is never crossed.
 // The check costs a few instructions per shadow frame; the call happens
 // only as often as the host moves the mark.
+//
+// A function's epilogue, which gives its frame back by adding its size to
+// the frame's address (local.get, a non-negative i32.const, i32.add), is
+// not checked: it moves the stack pointer up, and were it ever to move it
+// down, the next checked write would see it, which every call that grows
+// the stack further makes in its prologue. That halves the checks a call
+// runs; the rest (prologues, restores of a saved pointer) are checked.
 func stackWatch(m *Module) error {
 	if g, ok := m.globalType(0); !ok || g != (GlobalType{ValType: i32, Mutable: true}) {
 		return fmt.Errorf("wasm: stack watch: global 0 is not the stack pointer (a mutable i32)")
@@ -58,8 +65,8 @@ func stackWatch(m *Module) error {
 	for i := range m.Code {
 		body := m.Code[i].Body
 		n := 0
-		for _, in := range body {
-			if in.Op == opGlobalSet && in.A == 0 {
+		for k := range body {
+			if watchedWrite(body, k) {
 				n++
 			}
 		}
@@ -67,9 +74,9 @@ func stackWatch(m *Module) error {
 			continue
 		}
 		out := make([]Instr, 0, len(body)+n*len(check))
-		for _, in := range body {
+		for k, in := range body {
 			out = append(out, in)
-			if in.Op == opGlobalSet && in.A == 0 {
+			if watchedWrite(body, k) {
 				out = append(out, check...)
 			}
 		}
@@ -80,4 +87,14 @@ func stackWatch(m *Module) error {
 		return fmt.Errorf("wasm: stack watch: nothing writes the stack pointer")
 	}
 	return nil
+}
+
+// watchedWrite reports whether body[k] writes the stack pointer (global 0)
+// and is not an epilogue's release of its frame (see stackWatch).
+func watchedWrite(body []Instr, k int) bool {
+	if body[k].Op != opGlobalSet || body[k].A != 0 {
+		return false
+	}
+	return !(k >= 3 && body[k-1].Op == opI32Add && body[k-2].Op == opI32Const && body[k-2].i32() >= 0 &&
+		body[k-3].Op == opLocalGet)
 }
