@@ -28,16 +28,24 @@ const (
 	DispatchCreateFunctionProxy                   // QJS_CreateFunctionProxy (ctx i32, id i64, i64, i64) -> i64
 	DispatchStdLoop                               // stdLoopExport (ctx i32)
 	DispatchCompile                               // QJS_Compile2 (ctx i32, opt i32) -> i32
-	// DispatchDeep recurses as deep as its i32 argument asks (at most
-	// dispatchDeepMax levels) without touching memory, and returns 0: a
-	// call that grows the host's native stack for this instance ahead of
-	// the calls that need it.
-	DispatchDeep
+	// DispatchWarm (arg i32) -> i32 enters a function whose native frame
+	// (on the stack wazero runs compiled code on) holds warmLiveValues
+	// values, and for an argument of 0 returns 0 at once, touching no
+	// memory: a call that grows the host's native stack for this instance
+	// in one step, ahead of the calls that need it. Other arguments take
+	// the path that uses the frame; that path has no effect either.
+	DispatchWarm
 	numDispatchOps
 )
 
-// dispatchDeepMax caps DispatchDeep's recursion.
-const dispatchDeepMax = 1 << 14
+// warmLiveValues is how many i64 values DispatchWarm's function keeps live
+// across a call on the path no caller takes: wazero's compiler gives each
+// a spill slot, so the function's frame is 8 bytes per value plus a
+// little, about 20.7 KB; the whole frame is claimed on entry, whichever
+// path runs. wazero grows a stack that cannot hold a frame to twice its
+// size plus that frame, so its initial 10 KiB becomes about 41 KB in one
+// growth (internal/quickjs's TestWarmStackSize checks the size reached).
+const warmLiveValues = 2576
 
 // dispatchTarget is an export that the dispatcher calls, with the
 // signature it must have.
@@ -47,7 +55,7 @@ type dispatchTarget struct {
 }
 
 // dispatchTargets returns the exports the dispatcher calls, indexed by
-// DispatchOp (DispatchDeep excluded: the pass adds its function).
+// DispatchOp (DispatchWarm excluded: the pass adds its function).
 func dispatchTargets() []dispatchTarget {
 	f := func(params []ValType, results ...ValType) FuncType {
 		return FuncType{Params: params, Results: results}
@@ -103,7 +111,7 @@ func AddDispatcher(m *Module) error {
 		}
 		funcs[op] = idx
 	}
-	funcs = append(funcs, m.addDeep())
+	funcs = append(funcs, m.addWarm())
 
 	// block ×(n+1); local.get op; br_table 0..n-1 default n; then, after
 	// the end of block k, case k: its arguments, the call, the result as
@@ -149,21 +157,26 @@ func AddDispatcher(m *Module) error {
 	return nil
 }
 
-// addDeep appends DispatchDeep's function (depth i32) -> i32: for a depth
-// above 0 (capped at dispatchDeepMax) it calls itself with depth-1 and
-// returns that result; at 0 it returns 0.
-func (m *Module) addDeep() uint32 {
+// addWarm appends DispatchWarm's function (arg i32) -> i32. For an
+// argument of 0 it returns 0; otherwise it computes warmLiveValues i64
+// values from the argument, calls itself with 0, and returns the low bits
+// of their exclusive or with that call's result. The values are live
+// across the call, so each needs a slot in the frame, and since they
+// derive from the argument the compiler cannot tell that the path is never
+// taken.
+func (m *Module) addWarm() uint32 {
 	self := m.numImportedFuncs() + uint32(len(m.Funcs))
-	return m.addFunc(FuncType{Params: []ValType{i32}, Results: []ValType{i32}}, nil, []Instr{
-		// if depth-1 < dispatchDeepMax (unsigned: depth in 1..DispatchDeepMax)
-		indexed(opLocalGet, 0), i32Const(1), simple(opI32Sub),
-		i32Const(dispatchDeepMax), simple(opI32LtU),
-		blockInstr(opIf, blockEmpty),
-		indexed(opLocalGet, 0), i32Const(1), simple(opI32Sub),
-		indexed(opCall, self),
-		simple(opReturn),
-		simple(opEnd),
-		i32Const(0),
-		simple(opEnd),
-	})
+	body := make([]Instr, 0, 6*warmLiveValues+16)
+	body = append(body,
+		blockInstr(opBlock, blockEmpty),
+		indexed(opLocalGet, 0), simple(opI32Eqz), indexed(opBrIf, 0))
+	for k := range warmLiveValues {
+		body = append(body, indexed(opLocalGet, 0), i32Const(int32(k+1)), simple(opI32Add), simple(opI64ExtendI32U))
+	}
+	body = append(body, i32Const(0), indexed(opCall, self), simple(opI64ExtendI32U))
+	for range warmLiveValues {
+		body = append(body, simple(opI64Xor))
+	}
+	body = append(body, simple(opI32WrapI64), simple(opReturn), simple(opEnd), i32Const(0), simple(opEnd))
+	return m.addFunc(FuncType{Params: []ValType{i32}, Results: []ValType{i32}}, nil, body)
 }

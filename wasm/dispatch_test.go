@@ -41,7 +41,7 @@ func TestAddDispatcher(t *testing.T) {
 		idx, _ := m.exportedFunc(target.name)
 		require.Equal(t, idx, calls[op], target.name)
 	}
-	require.Equal(t, e.Index-1, calls[DispatchDeep])
+	require.Equal(t, e.Index-1, calls[DispatchWarm])
 	require.ErrorContains(t, AddDispatcher(m), "already exists")
 
 	for _, tc := range []struct {
@@ -115,8 +115,14 @@ func TestDispatcherRuns(t *testing.T) {
 	exc := call(DispatchGetException, ctx)
 	require.Equal(t, uint32(0xffffffff), uint32(exc>>32), "a SyntaxError object")
 
-	require.Zero(t, call(DispatchDeep, dispatchDeepMax))
-	require.Zero(t, call(DispatchDeep, 1<<31), "the depth is capped")
+	require.Zero(t, call(DispatchWarm, 0))
+	// The path no caller takes computes the exclusive or of the values it
+	// keeps live, and has no other effect.
+	var x uint32
+	for k := range warmLiveValues {
+		x ^= 7 + uint32(k) + 1
+	}
+	require.Equal(t, uint64(x), call(DispatchWarm, 7))
 
 	s6 := []uint64{uint64(numDispatchOps), 0, 0, 0, 0, 0}
 	require.ErrorContains(t, d.CallWithStack(v.ctx, s6), "unreachable")

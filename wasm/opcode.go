@@ -54,6 +54,7 @@ const (
 	opI64Sub        Opcode = 0x7d
 	opI64GtU        Opcode = 0x56
 	opI64Add        Opcode = 0x7c
+	opI64Xor        Opcode = 0x85
 	opI64Shl        Opcode = 0x86
 	opI64ShrU       Opcode = 0x88
 	opI32WrapI64    Opcode = 0xa7

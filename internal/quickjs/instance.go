@@ -216,30 +216,27 @@ func (in *Instance) invoke(op wasm.DispatchOp, args ...uint64) (uint64, error) {
 	return s[0], nil
 }
 
-// warmDepth is Warm's recursion depth: the native stack grows three times
-// (10 KiB to about 80 KiB), each time by a few bytes more than doubling.
-const warmDepth = 1500
-
-// Warm grows the native stack that wazero runs the instance's calls on by a
-// deep call that reads and writes no guest state. Every instance must be
-// warmed before its first other call: it fixes how that stack grows, and so
-// the depth at which it overflows.
+// Warm grows the native stack that wazero runs the instance's calls on, by
+// a call that reads and writes no guest state (wasm.DispatchWarm) of a
+// function whose frame does not fit in wazero's initial 10 KiB. Every
+// instance must be warmed before its first other call: it fixes how that
+// stack grows, and so the depth at which it overflows.
 //
-// wazero grows the stack to twice its size plus the frame that did not
-// fit, and traps once it is beyond 50 MB: the ceiling is the first size
-// past that, anywhere between 50 and 100 MB depending on which frames
-// happened to trigger the first growths. A deep recursion of
-// JS_CallInternal frames (6–7 KB each) that begins on a stack grown from
-// 80 KiB in small steps ends at 84–96 MB (about 13,700 frames of a simple
-// function), where QuickJS's own limit, which the guest stack sets, fires at
-// about 7,000. Without this the ceiling fell below 7,000 frames in runs whose
-// first growths came from the parser, and deep recursion trapped
-// instead of throwing RangeError.
+// wazero grows a stack to twice its size plus the frame that did not fit,
+// and traps once it is beyond 50 MB: the ceiling is the first size past
+// that, anywhere between 50 and 100 MB depending on which frames happened
+// to trigger the first growths. Warm's one growth takes the stack to about
+// 41 KB (TestWarmStackSize); a deep recursion of JS_CallInternal frames
+// (6–7 KB each) that begins there ends at 84–96 MB (about 13,700 frames of
+// a simple function), where QuickJS's own limit, which the guest stack
+// sets, fires at about 7,000. Without a warm-up the ceiling fell below
+// 7,000 frames in runs whose first growths came from the parser, and deep
+// recursion trapped instead of throwing RangeError.
 //
-// A deeper warm-up costs time on every run: growing to 160 KiB added
-// 20–30 µs to a cold run.
+// One large frame rather than a deep recursion of small ones (the earlier
+// warm-up): each growth copies the stack and re-links every frame on it.
 func (in *Instance) Warm() error {
-	_, err := in.invoke(wasm.DispatchDeep, warmDepth)
+	_, err := in.invoke(wasm.DispatchWarm, 0)
 	return err
 }
 

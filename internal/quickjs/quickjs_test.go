@@ -2,6 +2,8 @@ package quickjs
 
 import (
 	"context"
+	"reflect"
+	goruntime "runtime"
 	"strings"
 	"testing"
 	"time"
@@ -185,4 +187,56 @@ func TestReentrantCalls(t *testing.T) {
 	require.Equal(t, "go1++! go2++!", s)
 	require.Zero(t, in.depth)
 	require.Len(t, in.calls, 4, "one call engine per nesting level")
+}
+
+// Warm grows the dispatcher's native stack in one step to about 41 KB: the
+// size from which wazero's later doublings reach a ceiling above what
+// QuickJS's own recursion limit needs (see Warm). The size is read from
+// wazero's call engine by reflection, so a wazero release that changes the
+// engine's layout, or the frame its compiler gives DispatchWarm's function,
+// fails here: re-derive wasm's warmLiveValues then.
+func TestWarmStackSize(t *testing.T) {
+	ctx := context.Background()
+	m, err := wasm.Decode(upstream.Module())
+	require.NoError(t, err)
+	require.NoError(t, wasm.ExportStdLoop(m))
+	require.NoError(t, wasm.AddDispatcher(m))
+	bin, err := m.Encode()
+	require.NoError(t, err)
+	e, err := NewEngine(ctx, Options{Wasm: bin, MemoryLimitPages: 1024})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = e.Close(ctx) })
+	in, err := e.Instantiate(ctx, &nopHost{})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = in.Close(ctx) })
+
+	stack := func() int {
+		require.Len(t, in.calls, 1)
+		f := reflect.ValueOf(in.calls[0])
+		require.Equal(t, reflect.Pointer, f.Kind(), "wazero's api.Function is not a pointer: %T", in.calls[0])
+		s := f.Elem().FieldByName("stack")
+		require.True(t, s.IsValid(), "wazero's call engine (%T) has no stack field", in.calls[0])
+		return s.Len()
+	}
+	_, err = in.invoke(wasm.DispatchMalloc, 16)
+	require.NoError(t, err)
+	require.Equal(t, 10240, stack(), "wazero's initial stack")
+	require.NoError(t, in.Warm())
+	got := stack()
+	require.GreaterOrEqual(t, got, 40_000)
+	require.LessOrEqual(t, got, 42_500)
+	require.NoError(t, in.Warm())
+	require.Equal(t, got, stack(), "a warm stack does not grow again")
+
+	// One growth: Warm allocates the new stack and little else (a
+	// recursion of small frames grows it twice, allocating half as much
+	// again).
+	in2, err := e.Instantiate(ctx, &nopHost{})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = in2.Close(ctx) })
+	var before, after goruntime.MemStats
+	goruntime.ReadMemStats(&before)
+	require.NoError(t, in2.Warm())
+	goruntime.ReadMemStats(&after)
+	require.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(60_000), "bytes allocated by Warm (the new stack, in a size class of Go's allocator)")
 }
