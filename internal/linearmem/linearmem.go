@@ -345,7 +345,7 @@ func (m *Memory) Free() {
 	if m.mapping != nil {
 		m.cleanup.Stop()
 		if m.pool != nil {
-			m.pool.put(m.mapping, m.committed)
+			m.pool.put(m.mapping, m.committed, min(roundUp(m.hwm, m.pageSize), m.committed))
 		} else {
 			// Nothing useful can be done if munmap fails: the mapping was
 			// created by us with a valid address and length.

@@ -127,6 +127,11 @@ type PoolStats struct {
 	Unmapped uint64
 	// Trimmed counts memories whose pages above MaxKeepBytes were released.
 	Trimmed uint64
+	// ScrubbedBytes counts the bytes scrubbing went over: of each freed
+	// memory, the pages up to the largest length its user grew it to, not
+	// every page it has committed (a memory keeps the pages an earlier user
+	// committed, up to MaxKeepBytes, already zero).
+	ScrubbedBytes uint64
 }
 
 // Pool is an experimental.MemoryAllocator that reuses the reservations of
@@ -153,10 +158,14 @@ type Pool struct {
 // region is a freed reservation. Bytes [0, committed) are readable and
 // writable, the rest inaccessible; the rest reads as zero once made
 // accessible (never committed, or dropped by trim), and so does
-// [0, committed) once clean.
+// [0, committed) once clean. Of the committed bytes, only [0, dirty) can
+// have been written since the region was last clean: dirty is the
+// page-rounded largest length its last user's memory had, beyond which
+// neither the guest nor the host could reach.
 type region struct {
 	mapping   []byte
 	committed uint64
+	dirty     uint64
 	clean     bool
 }
 
@@ -327,8 +336,10 @@ func (s *poolState) take(size uint64) *region {
 
 // put takes a freed reservation: it keeps it for reuse (evicting the least
 // recently freed kept one when maxIdle are kept) or unmaps it.
-func (s *poolState) put(mapping []byte, committed uint64) {
-	r := &region{mapping: mapping, committed: committed}
+// Of the committed bytes, only [0, dirty) can have been written by the
+// memory's last user.
+func (s *poolState) put(mapping []byte, committed, dirty uint64) {
+	r := &region{mapping: mapping, committed: committed, dirty: dirty}
 	s.mu.Lock()
 	if s.closed || s.maxIdle < 0 {
 		s.stats.Unmapped++
@@ -440,8 +451,9 @@ func (s *poolState) work() {
 
 // scrub makes a freed region fit for reuse: it releases the committed pages
 // above keep and makes them inaccessible again, then makes every committed
-// byte read as zero (scrubPages). It reports false if a system call failed;
-// the region must then be unmapped.
+// byte read as zero: scrubPages over the bytes its last user could reach,
+// since the rest are zero from the scrub before that use. It reports false
+// if a system call failed; the region must then be unmapped.
 func (s *poolState) scrub(r *region) bool {
 	if r.committed > s.keep {
 		tail := r.mapping[s.keep:r.committed]
@@ -453,5 +465,9 @@ func (s *poolState) scrub(r *region) bool {
 		s.stats.Trimmed++
 		s.mu.Unlock()
 	}
-	return scrubPages(r.mapping[:r.committed], s.pageSize, s.keepPages) == nil
+	end := min(r.dirty, r.committed)
+	s.mu.Lock()
+	s.stats.ScrubbedBytes += end
+	s.mu.Unlock()
+	return scrubPages(r.mapping[:end], s.pageSize, s.keepPages) == nil
 }

@@ -692,3 +692,76 @@ func TestPoolOverwritten(t *testing.T) {
 		})
 	}
 }
+
+// TestPoolScrubsWhatItsUserReached checks that scrubbing a memory goes over
+// the pages its last user could reach, not every page the memory keeps
+// committed: a memory that once grew to 4 MiB keeps those pages (zeroed),
+// and each later user that stays at one wasm page costs a scrub of one wasm
+// page, not of 4 MiB. Every user still finds every byte zero.
+func TestPoolScrubsWhatItsUserReached(t *testing.T) {
+	const (
+		max   = 256 * wasmPage
+		large = 64 * wasmPage // 4 MiB
+		small = wasmPage + 1  // reaches into a second OS page of the next wasm page
+	)
+	ps := uint64(os.Getpagesize())
+	for _, mode := range []struct {
+		name string
+		opts linearmem.PoolOptions
+	}{
+		{"in-free", linearmem.PoolOptions{}},
+		{"background", linearmem.PoolOptions{Background: true}},
+		{"on-allocate", linearmem.PoolOptions{ScrubOnAllocate: true}},
+	} {
+		t.Run(mode.name, func(t *testing.T) {
+			p := newPool(t, mode.opts)
+			zero := func(int) byte { return 0 }
+			settle := func() {
+				t.Helper()
+				if !mode.opts.ScrubOnAllocate { // which leaves it pending
+					waitIdle(t, p, 1)
+				}
+			}
+			use := func(size uint64, fill byte) uint64 {
+				t.Helper()
+				mem := allocate(t, p, max)
+				before := p.Stats().ScrubbedBytes
+				// Everything the memory has committed reads zero, up to the
+				// largest size any user reached.
+				buf := mem.Reallocate(large)
+				require.Equal(t, -1, firstMismatch(buf, 1, zero))
+				buf = mem.Reallocate(size)
+				for i := range buf {
+					buf[i] = fill
+				}
+				mem.Free()
+				settle()
+				if mode.opts.ScrubOnAllocate {
+					// Scrubbed by the next Allocate: take it and give it back
+					// untouched, which costs no scrub.
+					again := allocate(t, p, max)
+					again.Free()
+				}
+				return p.Stats().ScrubbedBytes - before
+			}
+			// Each use first grows to large, so that every scrub covers it...
+			require.Equal(t, uint64(large), use(large, 0xaa))
+			require.Equal(t, uint64(large), use(small, 0xbb))
+			// ...now one that stays small: only its reach is scrubbed.
+			mem := allocate(t, p, max)
+			buf := mem.Reallocate(small)
+			require.Equal(t, -1, firstMismatch(buf, 1, zero))
+			for i := range buf {
+				buf[i] = 0xcc
+			}
+			before := p.Stats().ScrubbedBytes
+			mem.Free()
+			settle()
+			next := allocate(t, p, max)
+			defer next.Free()
+			require.Equal(t, (small+ps-1)/ps*ps, p.Stats().ScrubbedBytes-before, "bytes scrubbed after a user that reached %d bytes", small)
+			require.Equal(t, uint64(large), next.Committed(), "the pages of earlier users stay committed")
+			require.Equal(t, -1, firstMismatch(next.Reallocate(large), 1, zero))
+		})
+	}
+}
