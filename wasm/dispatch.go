@@ -40,12 +40,13 @@ const (
 
 // warmLiveValues is how many i64 values DispatchWarm's function keeps live
 // across a call on the path no caller takes: wazero's compiler gives each
-// a spill slot, so the function's frame is 8 bytes per value plus a
-// little, about 20.7 KB; the whole frame is claimed on entry, whichever
-// path runs. wazero grows a stack that cannot hold a frame to twice its
-// size plus that frame, so its initial 10 KiB becomes about 41 KB in one
-// growth (internal/quickjs's TestWarmStackSize checks the size reached).
-const warmLiveValues = 2576
+// a spill slot, so the function's frame is 8 bytes per value plus 96, and
+// the whole frame is claimed on entry, whichever path runs. wazero grows a
+// stack that cannot hold a frame to twice its size plus that frame plus 16
+// bytes, so its initial 10 KiB becomes exactly 40 KiB in one growth: five
+// pages of Go's allocator, which rounds a larger stack up to six
+// (internal/quickjs's TestWarmStackSize checks the size reached).
+const warmLiveValues = 2546
 
 // dispatchTarget is an export that the dispatcher calls, with the
 // signature it must have.

@@ -226,7 +226,7 @@ func (in *Instance) invoke(op wasm.DispatchOp, args ...uint64) (uint64, error) {
 // and traps once it is beyond 50 MB: the ceiling is the first size past
 // that, anywhere between 50 and 100 MB depending on which frames happened
 // to trigger the first growths. Warm's one growth takes the stack to about
-// 41 KB (TestWarmStackSize); a deep recursion of JS_CallInternal frames
+// 40 KiB (TestWarmStackSize); a deep recursion of JS_CallInternal frames
 // (6–7 KB each) that begins there ends at 84–96 MB (about 13,700 frames of
 // a simple function), where QuickJS's own limit, which the guest stack
 // sets, fires at about 7,000. Without a warm-up the ceiling fell below
