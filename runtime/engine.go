@@ -163,7 +163,8 @@ func (e *Engine) fill() {
 		if err != nil {
 			return // the engine is closing or broken; runs instantiate their own
 		}
-		if err := in.Warm(); err != nil {
+		// Deep: the instance may serve a run with bindings (see instance).
+		if err := in.Warm(true); err != nil {
 			_ = in.Close(context.Background())
 			return
 		}
@@ -171,8 +172,10 @@ func (e *Engine) fill() {
 	}
 }
 
-// instance returns a prewarmed instance if one is ready, else a new one.
-func (e *Engine) instance(h quickjs.Host) (*quickjs.Instance, error) {
+// instance returns a prewarmed instance if one is ready, else a new one,
+// whose native stack is warmed deep when the run has bindings: their setup
+// at the start of the run nests more calls than the shallow size holds.
+func (e *Engine) instance(h quickjs.Host, deep bool) (*quickjs.Instance, error) {
 	select {
 	case in := <-e.ready:
 		in.SetHost(h)
@@ -184,7 +187,7 @@ func (e *Engine) instance(h quickjs.Host) (*quickjs.Instance, error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := in.Warm(); err != nil {
+		if err := in.Warm(deep); err != nil {
 			_ = in.Close(context.Background())
 			return nil, err
 		}

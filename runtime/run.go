@@ -302,7 +302,7 @@ func (r *run) start() {
 // attach gives the run a new instance, with the snapshot's state and
 // Math.random reseeded, its memory charged to the run's account.
 func (r *run) attach() error {
-	in, err := r.e.instance(r)
+	in, err := r.e.instance(r, len(r.bindings) > 0)
 	if err != nil {
 		return err
 	}

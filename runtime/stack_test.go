@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"encoding/json"
 	"testing"
 	"time"
 
@@ -12,8 +13,9 @@ import (
 // Deep recursion of every shape ends in QuickJS's catchable RangeError,
 // never in wazero's native stack-overflow trap nor in the memory limit:
 // on the first run of a program (which compiles it) and on later ones
-// (which read its bytecode), on instances made by the run and on
-// prewarmed ones, whatever MemoryBytes sets the depth to.
+// (which read its bytecode), on instances made by the run (whose native
+// stack is warmed shallow, or deep for a run with bindings) and on
+// prewarmed ones (warmed deep), whatever MemoryBytes sets the depth to.
 func TestDeepRecursionRaisesRangeError(t *testing.T) {
 	shapes := []struct{ name, body string }{
 		{"direct", `function f(){ d++; return f() } return f()`},
@@ -48,16 +50,23 @@ func TestDeepRecursionRaisesRangeError(t *testing.T) {
 			MemoryBytes: memoryBytes, MaxOutputBytes: 1 << 20, MaxConcurrentCalls: 4,
 			MaxProgramBytes: 1 << 20, MaxArgumentBytes: 8 << 20,
 		}
-		for _, prewarm := range []int{0, 1} {
+		for _, c := range []struct {
+			prewarm  int
+			bindings []Binding
+		}{
+			{0, nil}, {1, nil},
+			{0, []Binding{{Global: "tools", Functions: map[string]Func{"nop": func(context.Context, json.RawMessage) (json.RawMessage, error) { return nil, nil }}}}},
+		} {
+			prewarm := c.prewarm
 			e, err := New(context.Background(), Options{Limits: limits, CacheDir: testCacheDir(t), Prewarm: prewarm})
 			require.NoError(t, err)
 			t.Cleanup(func() { require.NoError(t, e.Close(context.Background())) })
 			for _, s := range shapes {
 				program := "let d = 0\ntry {\n" + s.body + "\n} catch (e) { return [d, String(e)] }"
 				for run := range 2 {
-					o, err := e.run(context.Background(), program, nil)
+					o, err := e.run(context.Background(), program, c.bindings)
 					require.NoError(t, err)
-					require.Empty(t, o.Kind, "%s, %d MiB, prewarm %d, run %d: %s", s.name, memoryBytes>>20, prewarm, run, o.Message)
+					require.Empty(t, o.Kind, "%s, %d MiB, prewarm %d, bindings %d, run %d: %s", s.name, memoryBytes>>20, prewarm, len(c.bindings), run, o.Message)
 					require.Contains(t, string(o.Value), `"RangeError: Maximum call stack size exceeded"]`, "%s, %d MiB", s.name, memoryBytes>>20)
 					require.LessOrEqual(t, o.PeakMemory, memoryBytes, "%s", s.name)
 				}

@@ -35,18 +35,26 @@ const (
 	// in one step, ahead of the calls that need it. Other arguments take
 	// the path that uses the frame; that path has no effect either.
 	DispatchWarm
+	// DispatchWarmDeep is DispatchWarm with a larger frame
+	// (warmDeepLiveValues).
+	DispatchWarmDeep
 	numDispatchOps
 )
 
-// warmLiveValues is how many i64 values DispatchWarm's function keeps live
-// across a call on the path no caller takes: wazero's compiler gives each
-// a spill slot, so the function's frame is 8 bytes per value plus 96, and
-// the whole frame is claimed on entry, whichever path runs. wazero grows a
-// stack that cannot hold a frame to twice its size plus that frame plus 16
-// bytes, so its initial 10 KiB becomes exactly 40 KiB in one growth: five
-// pages of Go's allocator, which rounds a larger stack up to six
-// (internal/quickjs's TestWarmStackSize checks the size reached).
-const warmLiveValues = 2546
+// warmLiveValues and warmDeepLiveValues are, for DispatchWarm and
+// DispatchWarmDeep, how many i64 values their function keeps live across a
+// call on the path no caller takes: wazero's compiler gives each a spill slot, so the function's frame
+// is 8 bytes per value plus 96, and the whole frame is claimed on entry,
+// whichever path runs. wazero grows a stack that cannot hold a frame to
+// twice its size plus that frame plus 16 bytes, so its initial 10 KiB
+// becomes exactly 40 KiB (DispatchWarm) or 80 KiB (DispatchWarmDeep) in one
+// growth: whole pages of Go's allocator, which would round anything a
+// little larger up to the next page (internal/quickjs's TestWarmStackSize
+// checks the sizes reached).
+const (
+	warmLiveValues     = 2546
+	warmDeepLiveValues = 7666
+)
 
 // dispatchTarget is an export that the dispatcher calls, with the
 // signature it must have.
@@ -56,7 +64,8 @@ type dispatchTarget struct {
 }
 
 // dispatchTargets returns the exports the dispatcher calls, indexed by
-// DispatchOp (DispatchWarm excluded: the pass adds its function).
+// DispatchOp (DispatchWarm and DispatchWarmDeep excluded: the pass adds
+// their functions).
 func dispatchTargets() []dispatchTarget {
 	f := func(params []ValType, results ...ValType) FuncType {
 		return FuncType{Params: params, Results: results}
@@ -112,7 +121,7 @@ func AddDispatcher(m *Module) error {
 		}
 		funcs[op] = idx
 	}
-	funcs = append(funcs, m.addWarm())
+	funcs = append(funcs, m.addWarm(warmLiveValues), m.addWarm(warmDeepLiveValues))
 
 	// block ×(n+1); local.get op; br_table 0..n-1 default n; then, after
 	// the end of block k, case k: its arguments, the call, the result as
@@ -158,24 +167,24 @@ func AddDispatcher(m *Module) error {
 	return nil
 }
 
-// addWarm appends DispatchWarm's function (arg i32) -> i32. For an
-// argument of 0 it returns 0; otherwise it computes warmLiveValues i64
-// values from the argument, calls itself with 0, and returns the low bits
-// of their exclusive or with that call's result. The values are live
-// across the call, so each needs a slot in the frame, and since they
-// derive from the argument the compiler cannot tell that the path is never
-// taken.
-func (m *Module) addWarm() uint32 {
+// addWarm appends a warm-up function (arg i32) -> i32 that keeps live
+// values live (DispatchWarm, DispatchWarmDeep). For an argument of 0 it returns 0;
+// otherwise it computes that many i64 values from the argument, calls
+// itself with 0, and returns the low bits of their exclusive or with that
+// call's result. The values are live across the call, so each needs a slot
+// in the frame, and since they derive from the argument the compiler
+// cannot tell that the path is never taken.
+func (m *Module) addWarm(live int) uint32 {
 	self := m.numImportedFuncs() + uint32(len(m.Funcs))
-	body := make([]Instr, 0, 6*warmLiveValues+16)
+	body := make([]Instr, 0, 6*live+16)
 	body = append(body,
 		blockInstr(opBlock, blockEmpty),
 		indexed(opLocalGet, 0), simple(opI32Eqz), indexed(opBrIf, 0))
-	for k := range warmLiveValues {
+	for k := range live {
 		body = append(body, indexed(opLocalGet, 0), i32Const(int32(k+1)), simple(opI32Add), simple(opI64ExtendI32U))
 	}
 	body = append(body, i32Const(0), indexed(opCall, self), simple(opI64ExtendI32U))
-	for range warmLiveValues {
+	for range live {
 		body = append(body, simple(opI64Xor))
 	}
 	body = append(body, simple(opI32WrapI64), simple(opReturn), simple(opEnd), i32Const(0), simple(opEnd))

@@ -21,7 +21,7 @@ func TestAddDispatcher(t *testing.T) {
 	require.Equal(t, FuncType{Params: []ValType{i32, i64, i64, i64, i64, i64}, Results: []ValType{i64}}, ft)
 
 	// One case per op: a br_table over every op, and one call per case, to
-	// the export the op names (the deep helper last).
+	// the export the op names (the two warm-up functions last).
 	body := m.body(e.Index).Body
 	var table []Instr
 	var calls []uint32
@@ -41,7 +41,8 @@ func TestAddDispatcher(t *testing.T) {
 		idx, _ := m.exportedFunc(target.name)
 		require.Equal(t, idx, calls[op], target.name)
 	}
-	require.Equal(t, e.Index-1, calls[DispatchWarm])
+	require.Equal(t, e.Index-2, calls[DispatchWarm])
+	require.Equal(t, e.Index-1, calls[DispatchWarmDeep])
 	require.ErrorContains(t, AddDispatcher(m), "already exists")
 
 	for _, tc := range []struct {
@@ -115,14 +116,16 @@ func TestDispatcherRuns(t *testing.T) {
 	exc := call(DispatchGetException, ctx)
 	require.Equal(t, uint32(0xffffffff), uint32(exc>>32), "a SyntaxError object")
 
-	require.Zero(t, call(DispatchWarm, 0))
-	// The path no caller takes computes the exclusive or of the values it
-	// keeps live, and has no other effect.
-	var x uint32
-	for k := range warmLiveValues {
-		x ^= 7 + uint32(k) + 1
+	for op, live := range map[DispatchOp]int{DispatchWarm: warmLiveValues, DispatchWarmDeep: warmDeepLiveValues} {
+		require.Zero(t, call(op, 0))
+		// The path no caller takes computes the exclusive or of the values
+		// it keeps live, and has no other effect.
+		var x uint32
+		for k := range live {
+			x ^= 7 + uint32(k) + 1
+		}
+		require.Equal(t, uint64(x), call(op, 7))
 	}
-	require.Equal(t, uint64(x), call(DispatchWarm, 7))
 
 	s6 := []uint64{uint64(numDispatchOps), 0, 0, 0, 0, 0}
 	require.ErrorContains(t, d.CallWithStack(v.ctx, s6), "unreachable")

@@ -217,26 +217,35 @@ func (in *Instance) invoke(op wasm.DispatchOp, args ...uint64) (uint64, error) {
 }
 
 // Warm grows the native stack that wazero runs the instance's calls on, by
-// a call that reads and writes no guest state (wasm.DispatchWarm) of a
-// function whose frame does not fit in wazero's initial 10 KiB. Every
-// instance must be warmed before its first other call: it fixes how that
-// stack grows, and so the depth at which it overflows.
+// a call that reads and writes no guest state of a function whose frame
+// does not fit in wazero's initial 10 KiB: to 40 KiB (wasm.DispatchWarm),
+// or with deep to 80 KiB (wasm.DispatchWarmDeep) (TestWarmStackSize).
+// Every instance must be warmed before its first other call: it fixes how
+// that stack grows, and so the depth at which it overflows.
 //
 // wazero grows a stack to twice its size plus the frame that did not fit,
 // and traps once it is beyond 50 MB: the ceiling is the first size past
 // that, anywhere between 50 and 100 MB depending on which frames happened
-// to trigger the first growths. Warm's one growth takes the stack to about
-// 40 KiB (TestWarmStackSize); a deep recursion of JS_CallInternal frames
-// (6–7 KB each) that begins there ends at 84–96 MB (about 13,700 frames of
-// a simple function), where QuickJS's own limit, which the guest stack
-// sets, fires at about 7,000. Without a warm-up the ceiling fell below
-// 7,000 frames in runs whose first growths came from the parser, and deep
-// recursion trapped instead of throwing RangeError.
+// to trigger the first growths. A deep recursion of JS_CallInternal frames
+// (6–7 KB each) that begins on the 40 KiB stack ends at 84–96 MB (about
+// 13,700 frames of a simple function), where QuickJS's own limit, which the
+// guest stack sets, fires at about 7,000. Without a warm-up the ceiling
+// fell below 7,000 frames in runs whose first growths came from the
+// parser, and deep recursion trapped instead of throwing RangeError.
+// runtime's TestDeepRecursionRaisesRangeError checks that QuickJS's limit
+// fires first from both sizes.
 //
-// One large frame rather than a deep recursion of small ones (the earlier
-// warm-up): each growth copies the stack and re-links every frame on it.
-func (in *Instance) Warm() error {
-	_, err := in.invoke(wasm.DispatchWarm, 0)
+// 40 KiB holds a run that nests few JavaScript calls; the prelude's start
+// of a run with bindings alone needs more, and growing the stack during
+// the run copies it and re-links every frame on it. The deep warm-up costs
+// twice the allocation instead, which a run that stays shallow does not
+// need.
+func (in *Instance) Warm(deep bool) error {
+	op := wasm.DispatchWarm
+	if deep {
+		op = wasm.DispatchWarmDeep
+	}
+	_, err := in.invoke(op, 0)
 	return err
 }
 

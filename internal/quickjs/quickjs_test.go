@@ -2,6 +2,7 @@ package quickjs
 
 import (
 	"context"
+	"fmt"
 	"reflect"
 	goruntime "runtime"
 	"strings"
@@ -189,12 +190,13 @@ func TestReentrantCalls(t *testing.T) {
 	require.Len(t, in.calls, 4, "one call engine per nesting level")
 }
 
-// Warm grows the dispatcher's native stack in one step to 40 KiB: the
-// size from which wazero's later doublings reach a ceiling above what
-// QuickJS's own recursion limit needs (see Warm). The size is read from
-// wazero's call engine by reflection, so a wazero release that changes the
-// engine's layout, or the frame its compiler gives DispatchWarm's function,
-// fails here: re-derive wasm's warmLiveValues then.
+// Warm grows the dispatcher's native stack in one step to 40 KiB, or 80 KiB
+// when deep: sizes from which wazero's later doublings reach a ceiling
+// above what QuickJS's own recursion limit needs (see Warm), and whole
+// pages of Go's allocator. The size is read from wazero's call engine by
+// reflection, so a wazero release that changes the engine's layout, or the
+// frames its compiler gives the warm-up functions, fails here: re-derive
+// wasm's warmLiveValues and warmDeepLiveValues then.
 func TestWarmStackSize(t *testing.T) {
 	ctx := context.Background()
 	m, err := wasm.Decode(upstream.Module())
@@ -206,11 +208,7 @@ func TestWarmStackSize(t *testing.T) {
 	e, err := NewEngine(ctx, Options{Wasm: bin, MemoryLimitPages: 1024})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = e.Close(ctx) })
-	in, err := e.Instantiate(ctx, &nopHost{})
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = in.Close(ctx) })
-
-	stack := func() int {
+	stack := func(in *Instance) int {
 		require.Len(t, in.calls, 1)
 		f := reflect.ValueOf(in.calls[0])
 		require.Equal(t, reflect.Pointer, f.Kind(), "wazero's api.Function is not a pointer: %T", in.calls[0])
@@ -218,24 +216,33 @@ func TestWarmStackSize(t *testing.T) {
 		require.True(t, s.IsValid(), "wazero's call engine (%T) has no stack field", in.calls[0])
 		return s.Len()
 	}
-	_, err = in.invoke(wasm.DispatchMalloc, 16)
-	require.NoError(t, err)
-	require.Equal(t, 10240, stack(), "wazero's initial stack")
-	require.NoError(t, in.Warm())
-	got := stack()
-	require.Equal(t, 40<<10, got, "the warm stack: 40 KiB, a whole number of pages of Go's allocator")
-	require.NoError(t, in.Warm())
-	require.Equal(t, got, stack(), "a warm stack does not grow again")
+	for _, tc := range []struct {
+		deep bool
+		want int
+	}{{false, 40 << 10}, {true, 80 << 10}} {
+		t.Run(fmt.Sprintf("deep=%v", tc.deep), func(t *testing.T) {
+			in, err := e.Instantiate(ctx, &nopHost{})
+			require.NoError(t, err)
+			t.Cleanup(func() { _ = in.Close(ctx) })
+			_, err = in.invoke(wasm.DispatchMalloc, 16)
+			require.NoError(t, err)
+			require.Equal(t, 10240, stack(in), "wazero's initial stack")
+			require.NoError(t, in.Warm(tc.deep))
+			require.Equal(t, tc.want, stack(in))
+			require.NoError(t, in.Warm(tc.deep))
+			require.Equal(t, tc.want, stack(in), "a warm stack does not grow again")
 
-	// One growth: Warm allocates the new stack and little else (a
-	// recursion of small frames grows it twice, allocating half as much
-	// again).
-	in2, err := e.Instantiate(ctx, &nopHost{})
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = in2.Close(ctx) })
-	var before, after goruntime.MemStats
-	goruntime.ReadMemStats(&before)
-	require.NoError(t, in2.Warm())
-	goruntime.ReadMemStats(&after)
-	require.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(got+got/8), "bytes allocated by Warm")
+			// One growth: Warm allocates the new stack and little else (a
+			// recursion of small frames grows it twice or more, allocating
+			// half as much again).
+			in2, err := e.Instantiate(ctx, &nopHost{})
+			require.NoError(t, err)
+			t.Cleanup(func() { _ = in2.Close(ctx) })
+			var before, after goruntime.MemStats
+			goruntime.ReadMemStats(&before)
+			require.NoError(t, in2.Warm(tc.deep))
+			goruntime.ReadMemStats(&after)
+			require.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(tc.want+tc.want/8), "bytes allocated by Warm")
+		})
+	}
 }

@@ -210,7 +210,7 @@ func (e *engine) run(ctx context.Context, pro prologue, globalPrint bool, f func
 const importError = "modules are not available"
 
 func (r *engineRun) init(pro prologue, globalPrint bool) error {
-	if err := r.in.Warm(); err != nil {
+	if err := r.in.Warm(false); err != nil {
 		return err
 	}
 	if err := r.in.Init(quickjs.InitOptions{
