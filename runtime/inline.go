@@ -42,6 +42,7 @@ func (r *run) executeDetached() Outcome {
 	var finished bool
 	var panicked any // a panic of the run's goroutine, raised again in the caller's, as before
 	go func() {
+		presizeStack()
 		defer close(done)
 		defer func() {
 			if p := recover(); p != nil && p != errAbandoned {
@@ -140,3 +141,22 @@ func (r *run) signalled() bool {
 	}
 	return !time.Now().Before(r.meter.WallDeadline())
 }
+
+// presizeStack grows the calling goroutine's stack ahead of the deep calls of a
+// run (the engine, wazero and the host functions it calls): one copy of a
+// stack that holds two frames, instead of a copy at each doubling, each of
+// which walks every frame on the stack to adjust its pointers.
+//
+//go:noinline
+func presizeStack() {
+	var pad [presizeBytes]byte
+	keep(pad[:])
+}
+
+// presizeBytes is the frame presizeStack claims.
+const presizeBytes = 16 << 10
+
+// keep uses b, so that presizeStack's frame is not optimised away.
+//
+//go:noinline
+func keep(b []byte) { b[0] = 1 }
