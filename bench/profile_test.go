@@ -16,6 +16,7 @@ func BenchmarkCoderunOnly(b *testing.B) {
 		w    workload
 	}{
 		{"cold", coldRun()},
+		{"coldBinding", echoLoop(1)}, // a cold run that awaits one binding call
 		{"summary", summary()},
 		{"fib27", fib(27)},
 		{"json1MB", jsonWorkload(jsonDoc())},

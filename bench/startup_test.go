@@ -56,7 +56,7 @@ func BenchmarkIdleRunRSS(b *testing.B) {
 		if _, err := runCoderun(rt, coldRun()); err != nil {
 			b.Fatal(err)
 		}
-		g, err := idleGrowth(idleRuns, func(w workload) (string, error) { return runCoderun(rt, w) })
+		g, err := idleGrowth(idleRuns, idleProgram, func(w workload) (string, error) { return runCoderun(rt, w) })
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -71,19 +71,38 @@ const idleRuns = 50
 // growth is how much memory each live run adds, in bytes.
 type growth struct{ heap, rss float64 }
 
-// idleGrowth starts n runs of a program that awaits tools.wait, a host
-// function that blocks until all n runs are waiting, and returns the
-// growth of the live Go heap and of the resident set per run from before
-// the runs started to when all were waiting.
-func idleGrowth(n int, run func(workload) (string, error)) (growth, error) {
+// idleProgram awaits tools.wait and returns what it resolves to, 1: a run
+// that holds nothing of its own while it waits.
+var idleProgram = workload{body: `return await tools.wait({})`, host: "wait", want: "1"}
+
+// suspendedProgram is the summary workload (the table's 20-line program)
+// awaiting tools.wait just before it returns: a run that holds its 1,000
+// orders and 601 lines while it waits.
+func suspendedProgram() workload {
+	w := summary()
+	const last = "\nreturn {"
+	i := strings.LastIndex(w.body, last)
+	if i < 0 {
+		panic("summary's body has no final return")
+	}
+	w.body = w.body[:i] + "\nawait tools.wait({});" + w.body[i:]
+	w.host = "wait"
+	return w
+}
+
+// idleGrowth starts n runs of p, a program that calls tools.wait, a host
+// function that blocks until all n runs are waiting and then returns 1,
+// and returns the growth of the live Go heap and of the resident set per
+// run from before the runs started to when all were waiting.
+func idleGrowth(n int, p workload, run func(workload) (string, error)) (growth, error) {
 	release := make(chan struct{})
 	entered := make(chan struct{}, n)
-	w := workload{body: `return await tools.wait({})`, host: "wait", want: "1",
-		fn: func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
-			entered <- struct{}{}
-			<-release
-			return json.RawMessage(`1`), nil
-		}}
+	w := p
+	w.fn = func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
+		entered <- struct{}{}
+		<-release
+		return json.RawMessage(`1`), nil
+	}
 	errs := make(chan error, n)
 	heap0, rss0, err := memoryInUse()
 	if err != nil {

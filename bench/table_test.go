@@ -304,18 +304,37 @@ func parallelEngine(e engine, n int, window time.Duration) engine {
 
 // idle measures the memory each run alive and waiting on a binding adds
 // (see idleGrowth), for every engine, and reports the medians of
-// tableIdleRounds measurements.
+// tableIdleRounds measurements: of runs that hold nothing (idleProgram),
+// and of runs of the 20-line program suspended before it returns
+// (suspendedProgram).
 func (e *tableEnv) idle() ([]tableRow, error) {
-	p := e.fs.start(e.b, workload{body: `return await tools.wait({})`, host: "wait", want: "1"},
-		"-mode", "idle", "-runs", strconv.Itoa(idleRuns))
+	heap, rss, err := e.idleRows(idleProgram)
+	if err != nil {
+		return nil, err
+	}
+	heap.label = fmt.Sprintf("Go heap per idle run (%d alive, each awaiting a blocked binding) ⁵", idleRuns)
+	rss.label = fmt.Sprintf("RSS per idle run (%d alive, each awaiting a blocked binding) ⁵", idleRuns)
+	_, suspended, err := e.idleRows(suspendedProgram())
+	if err != nil {
+		return nil, err
+	}
+	suspended.label = fmt.Sprintf("RSS per suspended 20-line program (%d alive, each awaiting a blocked binding before it returns) ⁵", idleRuns)
+	return []tableRow{heap, rss, suspended}, nil
+}
+
+// idleRows measures idleGrowth of p on every engine, tableIdleRounds times
+// in rotating order, and returns the rows of the medians of the Go heap
+// and the RSS growth per run (labels left to the caller).
+func (e *tableEnv) idleRows(p workload) (heap, rss tableRow, err error) {
+	proc := e.fs.start(e.b, p, "-mode", "idle", "-runs", strconv.Itoa(idleRuns))
 	measures := []func() (growth, error){
 		func() (growth, error) {
-			return idleGrowth(idleRuns, func(w workload) (string, error) { return runCoderun(e.rt, w) })
+			return idleGrowth(idleRuns, p, func(w workload) (string, error) { return runCoderun(e.rt, w) })
 		},
-		func() (growth, error) { return idleGrowth(idleRuns, runGoja) },
-		func() (growth, error) { return idleGrowth(idleRuns, runModernc) },
+		func() (growth, error) { return idleGrowth(idleRuns, p, runGoja) },
+		func() (growth, error) { return idleGrowth(idleRuns, p, runModernc) },
 		func() (growth, error) {
-			a, err := p.request()
+			a, err := proc.request()
 			if err == nil && (a.HeapBytes == nil || a.RSSBytes == nil) {
 				err = fmt.Errorf("fastschema peer answered %+v, want memory figures", a)
 			}
@@ -332,19 +351,18 @@ func (e *tableEnv) idle() ([]tableRow, error) {
 			i := (round + k) % len(measures)
 			g, err := measures[i]()
 			if err != nil {
-				return nil, fmt.Errorf("idle runs, %s: %w", tableEngines[i], err)
+				return tableRow{}, tableRow{}, fmt.Errorf("idle runs, %s: %w", tableEngines[i], err)
 			}
 			heaps[i] = append(heaps[i], time.Duration(g.heap))
 			rsss[i] = append(rsss[i], time.Duration(g.rss))
 		}
 	}
-	heap := tableRow{label: fmt.Sprintf("Go heap per idle run (%d alive, each awaiting a blocked binding) ⁵", idleRuns), show: showBytes}
-	rss := tableRow{label: fmt.Sprintf("RSS per idle run (%d alive, each awaiting a blocked binding) ⁵", idleRuns), show: showBytes}
+	heap, rss = tableRow{show: showBytes}, tableRow{show: showBytes}
 	for i := range measures {
 		heap.cells = append(heap.cells, tableCell{v: float64(median(heaps[i]))})
 		rss.cells = append(rss.cells, tableCell{v: float64(median(rsss[i]))})
 	}
-	return []tableRow{heap, rss}, nil
+	return heap, rss, nil
 }
 
 // newTimes times coderun.New with an empty cache directory and with the
