@@ -3,6 +3,8 @@ package runtime
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	goruntime "runtime"
 	"testing"
 	"time"
 
@@ -69,6 +71,34 @@ func TestRecursionDepthFollowsMemoryBytes(t *testing.T) {
 		var got []any
 		require.NoError(t, json.Unmarshal(o.Value, &got))
 		prev = int(got[0].(float64))
+	}
+}
+
+// nativeBase, what every run is charged for its instance's native stacks
+// before any deep call, covers what they hold: wazero's initial stack, the
+// stack Warm grows it to (deep for runs with bindings), and as much again
+// for a nested call. Warm's allocation is measured in Go heap bytes; the
+// minimum of a few tries leaves out what other goroutines allocate meanwhile.
+func TestNativeBaseCoversWarm(t *testing.T) {
+	const initialStack = 10 << 10 // wazero's; quickjs.TestWarmStackSize pins it
+	e := memoryEngine(t, 64<<20)
+	for _, deep := range []bool{false, true} {
+		t.Run(fmt.Sprintf("deep=%v", deep), func(t *testing.T) {
+			least := uint64(1 << 62)
+			for range 5 {
+				in, err := e.qe.Instantiate(context.Background(), templateHost{})
+				require.NoError(t, err)
+				var before, after goruntime.MemStats
+				goruntime.ReadMemStats(&before)
+				require.NoError(t, in.Warm(deep))
+				goruntime.ReadMemStats(&after)
+				require.NoError(t, in.Close(context.Background()))
+				least = min(least, after.TotalAlloc-before.TotalAlloc)
+			}
+			require.Greater(t, least, uint64(initialStack), "Warm grows the stack")
+			require.LessOrEqual(t, 2*(initialStack+least), uint64(nativeBase),
+				"Warm allocated %d bytes", least)
+		})
 	}
 }
 
