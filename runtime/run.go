@@ -307,6 +307,9 @@ func (r *run) attach() error {
 		return err
 	}
 	in.Restore(r.e.snap.Instance)
+	if r.e.hooks.attached != nil {
+		r.e.hooks.attached(in)
+	}
 	if !in.SetContextU64(r.e.snap.RandomState, randomSeed()) {
 		_ = in.Close(context.Background())
 		return errors.New("cannot seed Math.random")

@@ -29,6 +29,9 @@ type testHooks struct {
 	// noInterrupt makes every run end its guest by a panic, as before
 	// quickjs.Instance.Interrupt (see halt).
 	noInterrupt bool
+	// attached runs when a run has its instance, restored, before the
+	// program starts.
+	attached func(in *quickjs.Instance)
 }
 
 // pace is called after each piece of a big text: it ends the run, and
