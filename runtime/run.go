@@ -348,7 +348,7 @@ func (r *run) evalProgram(params []string) (quickjs.Value, error) {
 			before = r.meter.FuelUsed(int64(fuel.Get()))
 		}
 		var err error
-		bc, ok, err = compiler.Compile(r.program.Wrap(params), programFile, quickjs.EvalGlobal)
+		bc, ok, err = compiler.Compile(r.program.Script(params), programFile, quickjs.EvalGlobal)
 		if err != nil || !ok {
 			return quickjs.Exception, err
 		}

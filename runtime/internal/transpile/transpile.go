@@ -143,21 +143,51 @@ func (p *Program) JS() string { return p.js }
 // whatever the parameters. The body sits directly in the function (it is not a nested block):
 // a program that declares a parameter's name with let, const or class fails in the engine with a
 // SyntaxError (located in the user's code by Position).
-func (p *Program) Wrap(params []string) string {
+func (p *Program) Wrap(params []string) string { return p.wrap("", params, len(p.js)) }
+
+// scriptPrefix opens Script's result in place of the expression's parenthesis.
+const scriptPrefix = "0, "
+
+// Script returns what Wrap does as a script for the engine rather than an expression: a comma
+// expression whose value, the script's completion value, is the same function, e.g.
+//
+//	0, async function __dsh_main__(tools, ToolCallError) {
+//	  "use strict";
+//	  ...user code...
+//	}
+//
+// It does not start with a parenthesis because QuickJS-NG, meeting "(" where an expression
+// starts, first scans to the matching ")" to tell an arrow function's parameters from a
+// parenthesized expression: with Wrap's text that is the whole program, tokenized twice. Lines
+// are Wrap's, so Position applies to it as well; unlike Wrap's result it cannot be embedded in
+// a larger expression.
+func (p *Program) Script(params []string) string {
+	// p.js is "(" + function + ")": drop both parentheses.
+	return p.wrap(scriptPrefix, params, len(p.js)-1)
+}
+
+// wrap writes prefix, then p.js up to end with params spliced in, without its opening
+// parenthesis when prefix is not empty.
+func (p *Program) wrap(prefix string, params []string, end int) string {
 	var b strings.Builder
-	n := len(p.js) + 2*len(params)
+	n := len(prefix) + end + 2*len(params)
 	for _, s := range params {
 		n += len(s)
 	}
 	b.Grow(n)
-	b.WriteString(p.js[:paramsAt])
+	b.WriteString(prefix)
+	start := 0
+	if prefix != "" {
+		start = 1
+	}
+	b.WriteString(p.js[start:paramsAt])
 	for i, s := range params {
 		if i > 0 {
 			b.WriteString(", ")
 		}
 		b.WriteString(s)
 	}
-	b.WriteString(p.js[paramsAt:])
+	b.WriteString(p.js[paramsAt:end])
 	return b.String()
 }
 

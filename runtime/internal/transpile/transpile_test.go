@@ -1,6 +1,7 @@
 package transpile
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -415,6 +416,39 @@ func TestReturnOneJS(t *testing.T) {
 		p.Wrap([]string{"tools", "ToolCallError"}))
 	require.Equal(t, "(async function __dsh_main__(x) {\n\"use strict\";\nreturn 1\n})", p.Wrap([]string{"x"}))
 	require.Equal(t, p.JS(), p.Wrap(nil))
+	require.Equal(t, "0, async function __dsh_main__(tools, ToolCallError) {\n\"use strict\";\nreturn 1\n}",
+		p.Script([]string{"tools", "ToolCallError"}))
+	require.Equal(t, "0, async function __dsh_main__() {\n\"use strict\";\nreturn 1\n}", p.Script(nil))
+}
+
+// TestScriptIsWrapsFunction: Script's text has Wrap's lines, but for the opening parenthesis and
+// the closing one, and evaluated as a script its completion value is Wrap's function.
+func TestScriptIsWrapsFunction(t *testing.T) {
+	for _, src := range []string{"return 1", "const x: number = 2\nreturn x", "return [\n  (1),\n  ((a) => a)(3),\n]"} {
+		p, err := Compile(src)
+		require.NoError(t, err)
+		params := []string{"tools", "E"}
+		wrap, script := strings.Split(p.Wrap(params), "\n"), strings.Split(p.Script(params), "\n")
+		require.Len(t, script, len(wrap))
+		require.Equal(t, "0, "+strings.TrimPrefix(wrap[0], "("), script[0])
+		require.Equal(t, wrap[1:len(wrap)-1], script[1:len(script)-1], "the user's lines are Wrap's")
+		require.Equal(t, "}", script[len(script)-1])
+		// The completion value of the script, as the engine takes it: node's vm gives it back.
+		run := "const vm = require('vm'); const f = vm.runInThisContext(" + jsonString(t, p.Script(params)) + ");\n" +
+			"f(1, 2).then(v => process.stdout.write(typeof f + ' ' + f.name + ' ' + f.length + ' ' + JSON.stringify(v)));\n"
+		path := filepath.Join(t.TempDir(), "script.js")
+		require.NoError(t, os.WriteFile(path, []byte(run), 0o600))
+		out, err := exec.Command(testenv.Node(t), path).CombinedOutput()
+		require.NoError(t, err, "node: %s", out)
+		require.Equal(t, "function __dsh_main__ 2 "+nodeRun(t, p, params, []string{"1", "2"}), string(out))
+	}
+}
+
+func jsonString(t *testing.T, s string) string {
+	t.Helper()
+	b, err := json.Marshal(s)
+	require.NoError(t, err)
+	return string(b)
 }
 
 func TestWrapLayout(t *testing.T) {
