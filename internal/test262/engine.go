@@ -182,7 +182,7 @@ const settledMark = "\x02test262:settled "
 
 // wrapBody places body where coderun places a program (runtime/internal/transpile).
 func wrapBody(body string) string {
-	return "(async function __dsh_main__() { \"use strict\";\n" + body + "\n})"
+	return "0, async function __dsh_main__() { \"use strict\";\n" + body + "\n}"
 }
 
 // engineRun is one instance of the engine alone.
