@@ -285,6 +285,9 @@ type Options struct {
 	esbuildOutput bool
 	// onScanPass, set by tests, is called before each pass of the scan starts.
 	onScanPass func(scanPass)
+	// onReadAsJS, set by tests, is called on the goroutine that reads a small program as
+	// JavaScript (see readAsJS), before it does.
+	onReadAsJS func()
 }
 
 // scanPass is a pass of PhaseScan.
@@ -360,6 +363,11 @@ func (c *compilation) run() (*Program, error) {
 	if err := c.enter(PhaseTransform); err != nil {
 		return nil, err
 	}
+	// The input read as JavaScript (see verbatim) does not depend on the TypeScript pass: a small
+	// one is printed beside it, and waited for on every way out, so that nothing outlives the
+	// compilation.
+	asJS := readAsJS(wrapped, c.opts.onReadAsJS)
+	defer asJS.join()
 	res := api.Transform(input, api.TransformOptions{
 		Loader:           api.LoaderTS,
 		Target:           api.ESNext,
@@ -400,7 +408,7 @@ func (c *compilation) run() (*Program, error) {
 	if err := c.enter(phaseSourceMap); err != nil {
 		return nil, err
 	}
-	if js, ok := verbatim(c.poll, wrapped, out); ok && !c.opts.esbuildOutput {
+	if js, ok := verbatim(wrapped, out, asJS); ok && !c.opts.esbuildOutput {
 		return &Program{js: js, lines: strings.Split(js, "\n"), verbatim: true, userLines: c.lines.lines()}, nil
 	}
 	wrapped = ""
@@ -440,30 +448,61 @@ func (c *compilation) run() (*Program, error) {
 	}, nil
 }
 
-// verbatim returns the Program's JS made of the user's own text, given esbuild's input (the
-// wrapped program, type-only declarations blanked) and esbuild's TypeScript output, when that text
-// is plain JavaScript whose every line break the engine counts as the user does (see "Positions").
-// It reports false, without calling esbuild, when p says the compilation must stop.
-func verbatim(p *poller, input, out string) (string, bool) {
-	body, ok := strings.CutPrefix(input, inputHeader)
-	if !ok {
-		return "", false
+// concurrentReadBytes is the largest wrapped input readAsJS prints beside the TypeScript pass.
+// A larger one is printed after it, as the last esbuild call, so that a compilation never holds
+// two passes over a large program at once, and a cancel during the TypeScript pass waits for no
+// second one.
+const concurrentReadBytes = 64 << 10
+
+// jsReading is esbuild's printing of the wrapped input read as JavaScript (see readAsJS).
+type jsReading struct {
+	input string
+	done  chan struct{} // closed when the printing made beside the TypeScript pass is done; nil if none
+	code  string        // "" when the input is not a candidate or does not parse as JavaScript
+	read  bool          // code is known
+}
+
+// readAsJS prepares printing input read as JavaScript, with the options of the TypeScript pass but
+// the loader, when the input can be verbatim at all (verbatimCandidate). A small input is printed
+// at once on a goroutine of its own, beside the TypeScript pass; a large one when result asks.
+// join must be called before the compilation returns.
+func readAsJS(input string, hook func()) *jsReading {
+	r := &jsReading{input: input}
+	switch {
+	case !verbatimCandidate(input):
+		r.read = true
+	case len(input) <= concurrentReadBytes:
+		r.done = make(chan struct{})
+		go func() {
+			defer close(r.done)
+			if hook != nil {
+				hook()
+			}
+			r.code = printAsJS(input)
+		}()
 	}
-	if body, ok = strings.CutSuffix(body, inputFooter); !ok {
-		return "", false
+	return r
+}
+
+// join waits for the printing made beside the TypeScript pass, if there is one.
+func (r *jsReading) join() {
+	if r.done != nil {
+		<-r.done
 	}
-	if strings.ContainsRune(body, '\u2028') || strings.ContainsRune(body, '\u2029') {
-		return "", false
+}
+
+// result returns the printing, making it now if it was left for later.
+func (r *jsReading) result() string {
+	r.join()
+	if r.done == nil && !r.read {
+		r.code, r.read = printAsJS(r.input), true
 	}
-	for i := strings.IndexByte(body, '\r'); i >= 0; i = strings.IndexByte(body, '\r') {
-		if i+1 == len(body) || body[i+1] != '\n' {
-			return "", false
-		}
-		body = body[i+2:]
-	}
-	if p.check() {
-		return "", false
-	}
+	r.input = ""
+	return r.code
+}
+
+// printAsJS is esbuild's printing of input read as JavaScript, or "" when it does not parse.
+func printAsJS(input string) string {
 	res := api.Transform(input, api.TransformOptions{
 		Loader:           api.LoaderJS,
 		Target:           api.ESNext,
@@ -471,10 +510,43 @@ func verbatim(p *poller, input, out string) (string, bool) {
 		LegalComments:    api.LegalCommentsNone,
 		LogOverride:      silencedWarnings(),
 	})
-	if len(res.Errors) > 0 || string(res.Code) != out {
+	if len(res.Errors) > 0 {
+		return ""
+	}
+	return string(res.Code)
+}
+
+// verbatimCandidate reports whether input, the wrapped program, can be given to the engine as the
+// user wrote it: its wrapper is intact and it has no line break the engine counts differently.
+func verbatimCandidate(input string) bool {
+	body, ok := strings.CutPrefix(input, inputHeader)
+	if !ok {
+		return false
+	}
+	if body, ok = strings.CutSuffix(body, inputFooter); !ok {
+		return false
+	}
+	if strings.ContainsRune(body, '\u2028') || strings.ContainsRune(body, '\u2029') {
+		return false
+	}
+	for i := strings.IndexByte(body, '\r'); i >= 0; i = strings.IndexByte(body, '\r') {
+		if i+1 == len(body) || body[i+1] != '\n' {
+			return false
+		}
+		body = body[i+2:]
+	}
+	return true
+}
+
+// verbatim returns the Program's JS made of the user's own text, given esbuild's input (the
+// wrapped program, type-only declarations blanked), esbuild's TypeScript output and the same
+// input read as JavaScript, when that text is plain JavaScript: esbuild prints it alike read
+// either way, and it is a verbatimCandidate.
+func verbatim(input, out string, js *jsReading) (string, bool) {
+	if code := js.result(); code == "" || code != out {
 		return "", false
 	}
-	body = input[len(inputHeader) : len(input)-len(inputFooter)]
+	body := input[len(inputHeader) : len(input)-len(inputFooter)]
 	return outputHeader + directiveText + ";\n" + body + outputFooter, true
 }
 

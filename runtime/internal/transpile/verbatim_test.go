@@ -1,8 +1,10 @@
 package transpile
 
 import (
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -29,6 +31,18 @@ func TestVerbatim(t *testing.T) {
 		{"line separator", "const a = 1\u2028return a", false},
 		{"paragraph separator in a string", "return '\u2029'", false},
 		{"import type blanked", "import type { X } from 'y'\nreturn 1", true},
+	}
+	// Past concurrentReadBytes the input is read as JavaScript after the TypeScript pass, not
+	// beside it: both ways must decide alike.
+	pad := "\n// " + strings.Repeat("x", concurrentReadBytes) + "\n"
+	for _, tt := range slices.Clone(tests) {
+		if !strings.Contains(tt.src, "\r") && !strings.HasPrefix(tt.src, "import type") {
+			tests = append(tests, struct {
+				name     string
+				src      string
+				verbatim bool
+			}{tt.name + ", large", tt.src + pad, tt.verbatim})
+		}
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -99,5 +113,36 @@ func TestVerbatimPosition(t *testing.T) {
 	for _, at := range [][2]int{{1, 1}, {2, 1}, {len(strings.Split(js, "\n")), 1}} {
 		_, _, ok := p.Position(at[0], at[1])
 		require.False(t, ok, "wrapper line %d", at[0])
+	}
+}
+
+// TestCompileJoinsItsReading: the reading of a small program as JavaScript runs beside the
+// TypeScript pass on a goroutine of its own; every way out of a compilation waits for it, so that
+// nothing of a compilation outlives the call, whatever its outcome.
+func TestCompileJoinsItsReading(t *testing.T) {
+	for _, src := range []string{
+		"return 1",                           // verbatim
+		"const a: number = 1\nreturn a",      // TypeScript
+		"return (",                           // a syntax error in both readings
+		"}); globalThis.x = 1; (function(){", // breaks out of the function
+	} {
+		release := make(chan struct{})
+		started := make(chan struct{})
+		returned := make(chan error, 1)
+		go func() {
+			_, err := CompileContext(t.Context(), src, Options{onReadAsJS: func() {
+				close(started)
+				<-release
+			}})
+			returned <- err
+		}()
+		<-started
+		select {
+		case <-returned:
+			t.Fatalf("compiling %q returned while its reading as JavaScript was still running", src)
+		case <-time.After(50 * time.Millisecond):
+		}
+		close(release)
+		<-returned
 	}
 }
