@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/dop251/goja"
@@ -27,6 +28,19 @@ type engine struct {
 // warm-up takes.
 func coderunEngine(rt *coderun.Runtime, w workload) engine {
 	return engine{name: "coderun", sample: timedSample(w.want, func() (string, error) { return runCoderun(rt, w) })}
+}
+
+// coderunNewEngine is coderunEngine with a program text coderun has not
+// seen in every sample (w's body with a numbered comment appended), so that
+// every run compiles it, as a run of an agent's new program does.
+func coderunNewEngine(rt *coderun.Runtime, w workload) engine {
+	n := 0
+	return engine{name: "coderun", sample: timedSample(w.want, func() (string, error) {
+		n++
+		v := w
+		v.body = w.body + "\n// sample " + strconv.Itoa(n)
+		return runCoderun(rt, v)
+	})}
 }
 
 // runCoderun runs w with rt and returns its value.
