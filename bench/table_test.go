@@ -91,7 +91,13 @@ func (c tableCell) ok() bool { return c.note == "" }
 // workloadRow times w on every engine over n rounds and reports the medians
 // divided by per (the calls of a run, or 1).
 func (e *tableEnv) workloadRow(label string, w workload, n, per int) ([]tableRow, error) {
-	engines := []engine{coderunEngine(e.rt, w), gojaEngine(w), moderncEngine(w), e.fs.engine(e.b, w)}
+	return e.enginesRow(label, coderunEngine(e.rt, w), w, n, per)
+}
+
+// enginesRow is workloadRow with coderun's engine given: cr, then the
+// peers running w.
+func (e *tableEnv) enginesRow(label string, cr engine, w workload, n, per int) ([]tableRow, error) {
+	engines := []engine{cr, gojaEngine(w), moderncEngine(w), e.fs.engine(e.b, w)}
 	samples, err := takeRounds(engines, n)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", label, err)
@@ -186,17 +192,7 @@ func (e *tableEnv) summary() ([]tableRow, error) {
 // every coderun sample (see tableNotes).
 func (e *tableEnv) summaryNew() ([]tableRow, error) {
 	w := summary()
-	label := "cold run: 20-line program, a new program text every run ⁹"
-	engines := []engine{coderunNewEngine(e.rt, w), gojaEngine(w), moderncEngine(w), e.fs.engine(e.b, w)}
-	samples, err := takeRounds(engines, tableColdRounds)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", label, err)
-	}
-	cells := make([]tableCell, len(samples))
-	for i, s := range samples {
-		cells[i] = tableCell{v: float64(median(s))}
-	}
-	return []tableRow{{label: label, show: showTime, cells: cells}}, nil
+	return e.enginesRow("cold run: 20-line program, a new program text every run ⁹", coderunNewEngine(e.rt, w), w, tableColdRounds, 1)
 }
 
 func (e *tableEnv) binding() ([]tableRow, error) {

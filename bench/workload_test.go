@@ -3,6 +3,8 @@ package bench
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -69,29 +71,17 @@ return s`,
 	}
 }
 
-// summary builds 1,000 order objects, filters and maps them and returns a
-// summary: a small realistic program, whose run is mostly a cold start.
+// summary is the 20-line program (testdata/summary.js, shared with the
+// runtime's tests): it builds 1,000 order objects, filters and maps them and
+// returns a summary, a small realistic program whose run is mostly a cold
+// start.
 func summary() workload {
+	src, err := os.ReadFile(filepath.Join("..", "testdata", "summary.js"))
+	if err != nil {
+		panic(err)
+	}
 	return workload{
-		body: `const regions = ["north", "south", "east", "west"];
-const orders = [];
-for (let i = 0; i < 1000; i++) {
-  orders.push({
-    id: i,
-    customer: "cust-" + (i % 37),
-    region: regions[i % regions.length],
-    amount: ((i * 7919) % 10000) / 100,
-    paid: i % 5 !== 0,
-  });
-}
-const big = orders.filter(o => o.paid && o.amount > 25);
-const lines = big.map(o => ({ who: o.customer.toUpperCase(), cents: Math.round(o.amount * 100) }));
-const byRegion = {};
-for (const o of big) byRegion[o.region] = (byRegion[o.region] || 0) + o.amount;
-let top = regions[0];
-for (const r of regions) if (byRegion[r] > byRegion[top]) top = r;
-const total = lines.reduce((s, l) => s + l.cents, 0);
-return { count: lines.length, first: lines[0].who, top, total };`,
+		body: strings.TrimSuffix(string(src), "\n"),
 		want: `{"count":601,"first":"CUST-1","top":"east","total":3743446}`,
 	}
 }

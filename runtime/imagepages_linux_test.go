@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -48,7 +49,7 @@ func TestImagePagesTouched(t *testing.T) {
 		{"return 1+1", `return 1+1`, nil},
 		{"idle (awaits a binding)", `return await tools.wait({})`, wait},
 		{"logs once", `console.log("hi", {a: 1, b: [1, 2]}); return 1`, nil},
-		{"20-line program", imagePagesSummary, wait},
+		{"20-line program", imagePagesSummary(t), wait},
 	} {
 		t.Run(p.name, func(t *testing.T) { measureImagePages(t, p) })
 	}
@@ -128,17 +129,13 @@ func allZero(b []byte) bool {
 	return true
 }
 
-// imagePagesSummary is bench/'s 20-line program, awaiting a binding
-// before it returns.
-const imagePagesSummary = `const regions = ["north", "south", "east", "west"];
-const orders = [];
-for (let i = 0; i < 1000; i++) orders.push({id: i, customer: "cust-" + (i % 37),
-	region: regions[i % regions.length], amount: ((i * 7919) % 10000) / 100, paid: i % 5 !== 0});
-const big = orders.filter(o => o.paid && o.amount > 25);
-const lines = big.map(o => ({who: o.customer.toUpperCase(), cents: Math.round(o.amount * 100)}));
-const byRegion = {};
-for (const o of big) byRegion[o.region] = (byRegion[o.region] || 0) + o.amount;
-let top = regions[0];
-for (const r of regions) if (byRegion[r] > byRegion[top]) top = r;
-await tools.wait({});
-return lines.reduce((s, l) => s + l.cents, 0) + top.length;`
+// imagePagesSummary is the 20-line program (testdata/summary.js), awaiting a
+// binding before it returns, as bench/'s suspended program does.
+func imagePagesSummary(t *testing.T) string {
+	src, err := os.ReadFile(filepath.Join("..", "testdata", "summary.js"))
+	require.NoError(t, err)
+	body := string(src)
+	i := strings.LastIndex(body, "\nreturn {")
+	require.GreaterOrEqual(t, i, 0, "the program has no final return")
+	return body[:i] + "\nawait tools.wait({});" + body[i:]
+}

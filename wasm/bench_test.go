@@ -3,6 +3,7 @@ package wasm
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
@@ -26,20 +27,16 @@ var benchWorkloads = []benchWorkload{
 			tags: ["alpha", "beta", "gamma"], ok: i % 2 == 0, nested: {x: i * 1.5, y: "abcdefghij".repeat(3), z: [1, 2, 3]}})))`,
 		`JSON.stringify(JSON.parse(doc)).length`},
 	{"sum1e7", `1`, `let s = 0; for (let i = 0; i < 1e7; i++) s += i; s`},
-	// The body of bench/'s 20-line program (summary in bench/workload_test.go).
-	{"summary", `1`, `(function () {
-		const regions = ["north", "south", "east", "west"];
-		const orders = [];
-		for (let i = 0; i < 1000; i++) orders.push({id: i, customer: "cust-" + (i % 37),
-			region: regions[i % regions.length], amount: ((i * 7919) % 10000) / 100, paid: i % 5 !== 0});
-		const big = orders.filter(o => o.paid && o.amount > 25);
-		const lines = big.map(o => ({who: o.customer.toUpperCase(), cents: Math.round(o.amount * 100)}));
-		const byRegion = {};
-		for (const o of big) byRegion[o.region] = (byRegion[o.region] || 0) + o.amount;
-		let top = regions[0];
-		for (const r of regions) if (byRegion[r] > byRegion[top]) top = r;
-		return lines.reduce((s, l) => s + l.cents, 0) + top.length;
-	})()`},
+	{"summary", `1`, "(function () {\n" + summaryBody() + "\n})()"},
+}
+
+// summaryBody is the 20-line program of bench/'s table (testdata/summary.js).
+func summaryBody() string {
+	src, err := os.ReadFile(filepath.Join("..", "testdata", "summary.js"))
+	if err != nil {
+		panic(err)
+	}
+	return string(src)
 }
 
 // benchVariant is one way of running the module.
