@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -76,7 +77,7 @@ return s`,
 // returns a summary, a small realistic program whose run is mostly a cold
 // start.
 func summary() workload {
-	src, err := os.ReadFile(filepath.Join("..", "testdata", "summary.js"))
+	src, err := os.ReadFile(testdataFile("summary.js"))
 	if err != nil {
 		panic(err)
 	}
@@ -187,4 +188,15 @@ func sleep(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
 	case <-ctx.Done():
 		return nil, context.Cause(ctx)
 	}
+}
+
+// testdataFile is the path of name in the repository's testdata directory,
+// found from this source file's path, so that a test binary built with
+// "go test -c" finds it from any directory (bench/README.md runs them from
+// /tmp); relative to the working directory when the binary has no such path.
+func testdataFile(name string) string {
+	if _, file, _, ok := runtime.Caller(0); ok && filepath.IsAbs(file) {
+		return filepath.Join(filepath.Dir(file), "..", "testdata", name)
+	}
+	return filepath.Join("..", "testdata", name)
 }

@@ -32,7 +32,7 @@ var benchWorkloads = []benchWorkload{
 
 // summaryBody is the 20-line program of bench/'s table (testdata/summary.js).
 func summaryBody() string {
-	src, err := os.ReadFile(filepath.Join("..", "testdata", "summary.js"))
+	src, err := os.ReadFile(testdataFile("summary.js"))
 	if err != nil {
 		panic(err)
 	}
@@ -326,4 +326,15 @@ func alternated(r, k, n int) int {
 		return n - 1 - k
 	}
 	return k
+}
+
+// testdataFile is the path of name in the repository's testdata directory,
+// found from this source file's path, so that a test binary built with
+// "go test -c" finds it from any directory (bench/README.md runs them from
+// /tmp); relative to the working directory when the binary has no such path.
+func testdataFile(name string) string {
+	if _, file, _, ok := runtime.Caller(0); ok && filepath.IsAbs(file) {
+		return filepath.Join(filepath.Dir(file), "..", "testdata", name)
+	}
+	return filepath.Join("..", "testdata", name)
 }
