@@ -349,8 +349,22 @@ func (r *run) evalProgram(params []string) (quickjs.Value, error) {
 		}
 		var err error
 		bc, ok, err = compiler.Compile(r.program.Script(params), programFile, quickjs.EvalGlobal)
+		if err == nil && !ok && r.program.ClosesItsFunction() {
+			// The engine's syntax error is a consequence: say what the program did.
+			r.end(KindException, r.program.Escaped().Error())
+			return quickjs.Exception, nil
+		}
 		if err != nil || !ok {
 			return quickjs.Exception, err
+		}
+		// The script must make the program's function and nothing else: checked on the bytecode
+		// that would run, before any of it does (see transpile.Program.Escaped).
+		if err := quickjs.CheckOneFunction(bc, len(params)); errors.Is(err, quickjs.ErrNotOneFunction) {
+			r.end(KindException, r.program.Escaped().Error())
+			return quickjs.Exception, nil
+		} else if err != nil {
+			r.end(KindWorkerExit, "worker error: "+err.Error())
+			return quickjs.Exception, nil
 		}
 		r.program.SetCompiled(key, bc)
 		var left int64

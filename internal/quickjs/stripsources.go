@@ -73,6 +73,8 @@ type bcStripper struct {
 	from  int // in[:from] is in out, or dropped
 	out   []byte
 	stats StripStats
+	// readOnly: nothing is copied to out (a reader that only skips objects).
+	readOnly bool
 }
 
 // all reads the whole object.
@@ -114,7 +116,9 @@ func (s *bcStripper) all() error {
 
 // copyTo copies in[from:p] to out: everything read since the last copy.
 func (s *bcStripper) copyTo(p int) {
-	s.out = append(s.out, s.in[s.from:p]...)
+	if !s.readOnly {
+		s.out = append(s.out, s.in[s.from:p]...)
+	}
 	s.from = p
 }
 
@@ -311,7 +315,9 @@ func (s *bcStripper) function(depth int) error {
 		return nil
 	}
 	s.copyTo(start)
-	s.out = append(s.out, 0) // no source
+	if !s.readOnly {
+		s.out = append(s.out, 0) // no source
+	}
 	s.from = s.pos
 	s.stats.Functions++
 	s.stats.Bytes += int(n)

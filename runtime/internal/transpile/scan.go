@@ -17,7 +17,8 @@ import (
 // a "/" read the other way could hide code from it behind a string or regular expression. Where
 // the tokenizer cannot tell, the program is refused (ambiguousSlash). For the checks of this file
 // a misreading costs only the quality of an error message or a rejection, never unchecked output:
-// esbuild still parses the program and a second esbuild pass verifies the result (see Compile).
+// esbuild still parses the program, and the engine checks that the compiled script is one
+// function (see "Compilation" in transpile.go).
 
 type tokKind uint8
 

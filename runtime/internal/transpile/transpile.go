@@ -29,11 +29,12 @@
 // cannot make esbuild take time quadratic in its size. esbuild's warnings are silenced: Compile reports
 // errors only.
 //
-// Finally the output is checked to be exactly one function expression: esbuild parses the wrapped
-// text as a whole, so a program such as "}); evil(); (async function() {" would otherwise escape
-// the function. A second esbuild pass over the output with syntax minification (which drops
-// expressions without side effects) must leave nothing; any statement that survives means the
-// program broke out of its function, and Compile fails.
+// esbuild parses the wrapped text as a whole, so a program such as "}); evil(); (async function() {"
+// closes its function and puts code beside it. Compile checks only that esbuild's output keeps the
+// wrapper's first and last lines; that the script is exactly one function expression is checked by
+// the engine on the bytecode it compiles Script's result to (quickjs.CheckOneFunction), which tests
+// what would run rather than esbuild's reading of it, before anything of the script runs. A
+// program that fails there is reported with Program.Escaped.
 //
 // esbuild renames bindings that shadow others ("load" in a nested scope becomes "load2"); Compile
 // gives them back the names the program wrote, so that functions keep them in their name, stack
@@ -60,7 +61,6 @@
 package transpile
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"strings"
@@ -116,7 +116,28 @@ type Program struct {
 	owner atomic.Pointer[programOwner]
 	// names tells how the names esbuild changed were given back (see names.go).
 	names namesOutcome
+	// escape is what Escaped reports; closes, what ClosesItsFunction does.
+	escape *Error
+	closes bool
 }
+
+// Escaped is the error to report for a program whose compiled script the engine finds to be more
+// than its function: the program closed the function it is the body of, and more of it would
+// run when the script is evaluated. Compile does not itself check that a program stays inside
+// its function; the engine checks the bytecode it compiles Script's result to, which is what
+// would run. The error points at the bracket that closes the function when the tokenizer saw
+// it, and otherwise at the program's start.
+func (p *Program) Escaped() *Error {
+	if p.escape == nil {
+		return breakout(nil, nil)
+	}
+	return p.escape
+}
+
+// ClosesItsFunction reports whether the tokenizer saw the program close a bracket it never opened,
+// which esbuild then read as the end of the function the program is the body of. A script that
+// then fails to compile in the engine is best reported with Escaped.
+func (p *Program) ClosesItsFunction() bool { return p.closes }
 
 // JS returns an expression that evaluates to the program's async function, with an empty
 // parameter list, e.g.
@@ -258,7 +279,8 @@ const (
 	PhaseScan Phase = iota
 	// PhaseTransform runs esbuild: TypeScript to JavaScript and a source map.
 	PhaseTransform
-	// PhaseVerify checks that esbuild's output is the program's function and nothing else.
+	// PhaseVerify checks that esbuild's output keeps the wrapper's shape (that it is the program's
+	// function and nothing else is the engine's check, see "Compilation").
 	PhaseVerify
 	// phaseSourceMap checks whether the program runs as written (see "Compilation"), else decodes
 	// the source map, gives back the names esbuild changed (see names.go) and assembles the
@@ -396,10 +418,7 @@ func (c *compilation) run() (*Program, error) {
 	out := string(res.Code)
 	res.Code = nil
 	if !strings.HasPrefix(out, minHeader) || !strings.HasSuffix(out, minFooter) {
-		return nil, breakout(c.sc, c.lines, "the compiled program does not have the expected shape")
-	}
-	if err := checkSingleExpression(out); err != nil {
-		return nil, breakout(c.sc, c.lines, err.Error())
+		return nil, shapeError(c.sc, c.lines, "the compiled program does not have the expected shape")
 	}
 	if strings.IndexByte(out, 0) >= 0 {
 		return nil, &Error{Message: "internal error: compiled program contains a NUL character"}
@@ -409,7 +428,8 @@ func (c *compilation) run() (*Program, error) {
 		return nil, err
 	}
 	if js, ok := verbatim(wrapped, out, asJS); ok && !c.opts.esbuildOutput {
-		return &Program{js: js, lines: strings.Split(js, "\n"), verbatim: true, userLines: c.lines.lines()}, nil
+		return &Program{js: js, lines: strings.Split(js, "\n"), verbatim: true, userLines: c.lines.lines(),
+			escape: breakout(c.sc, c.lines), closes: c.sc.unmatched >= 0}, nil
 	}
 	wrapped = ""
 	smap, names, named, err := parseSourceMapNamed(c.poll, res.Map)
@@ -432,7 +452,7 @@ func (c *compilation) run() (*Program, error) {
 	body := out[len(minHeader) : len(out)-len(minFooter)]
 	directive := len(directiveText)
 	if !strings.HasPrefix(body, directiveText) {
-		return nil, breakout(c.sc, c.lines, "the compiled program does not start with its directive")
+		return nil, shapeError(c.sc, c.lines, "the compiled program does not start with its directive")
 	}
 	if strings.HasPrefix(body[directive:], ";") {
 		directive++
@@ -445,6 +465,8 @@ func (c *compilation) run() (*Program, error) {
 		smap:      smap,
 		userLines: c.lines.lines(),
 		names:     outcome,
+		escape:    breakout(c.sc, c.lines),
+		closes:    c.sc.unmatched >= 0,
 	}, nil
 }
 
@@ -693,49 +715,28 @@ func bracketError(sc *scanner, lines *lineIndex) *Error {
 	return nil
 }
 
-// breakout reports a program that escaped its function.
-func breakout(sc *scanner, lines *lineIndex, detail string) *Error {
+// shapeError reports esbuild output without the wrapper's shape: a program that closed its
+// function in a way that also changed how esbuild prints the wrapper.
+func shapeError(sc *scanner, lines *lineIndex, detail string) *Error {
+	if e := bracketError(sc, lines); e != nil {
+		return e
+	}
+	e := breakout(nil, nil)
+	e.Message += ": " + detail
+	return e
+}
+
+// breakout is the error for a program that escapes its function (see Program.Escaped).
+func breakout(sc *scanner, lines *lineIndex) *Error {
+	if sc == nil {
+		return &Error{Line: 1, Column: 1, Message: "SyntaxError: the program closes the function it is the body of " +
+			"(check that brackets balance)"}
+	}
 	if e := bracketError(sc, lines); e != nil {
 		return e
 	}
 	return &Error{Line: 1, Column: 1, Message: "SyntaxError: the program closes the function it is the body of " +
-		"(check that brackets balance): " + detail}
-}
-
-// checkSingleExpression verifies that the compiled output out ("EXPR;\n") is a single expression
-// whose evaluation has no side effects. "(EXPR)" is parsed again: it fails to parse if out holds
-// several statements, and with tree shaking, an unused function expression disappears, as does
-// every expression without side effects, so anything left over means the user's code escaped the
-// function and would run when the script is evaluated. Annotations such as /* @__PURE__ */ are
-// ignored so that they cannot hide a call.
-//
-// Tree shaking decides whether an expression can be removed without looking inside a function's
-// body, so this costs one linear parse. Syntax minification would decide the same, but it
-// simplifies the body too, and that costs time proportional to the statements times the blocks
-// around them: 48 s for 1 MiB of "x;" inside 480 blocks.
-//
-// A direct eval anywhere turns tree shaking off (the code eval runs could use anything), so
-// every "eval" is spelled "evaL" first: that changes a letter of identifiers, strings, comments
-// and regular expressions, never where a statement or an expression ends, and a call of evaL is
-// no more removable than a call of eval.
-func checkSingleExpression(out string) error {
-	out = strings.ReplaceAll(out, "eval", "evaL")
-	res := api.Transform("("+strings.TrimSuffix(out, ";\n")+")", api.TransformOptions{
-		MinifyWhitespace:  true,
-		Loader:            api.LoaderJS,
-		Target:            api.ESNext,
-		TreeShaking:       api.TreeShakingTrue,
-		IgnoreAnnotations: true,
-		LegalComments:     api.LegalCommentsNone,
-		LogOverride:       silencedWarnings(),
-	})
-	if len(res.Errors) > 0 {
-		return fmt.Errorf("re-parsing the output failed: %s", res.Errors[0].Text)
-	}
-	if len(bytes.TrimSpace(res.Code)) != 0 {
-		return fmt.Errorf("code outside the function remains: %.80q", res.Code)
-	}
-	return nil
+		"(check that brackets balance)"}
 }
 
 // silencedWarnings returns log overrides that silence every warning esbuild can give a program:

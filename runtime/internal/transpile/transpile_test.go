@@ -4,15 +4,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/evanw/esbuild/pkg/api"
 	"github.com/stretchr/testify/require"
 
 	"github.com/coderun/coderun/internal/testenv"
@@ -319,83 +316,40 @@ func TestErrorMessageFormat(t *testing.T) {
 	require.ErrorIs(t, internal, cause)
 }
 
+// TestCompileBreakout: Compile leaves the check that a program stays inside its function to the
+// engine (quickjs.CheckOneFunction, on the bytecode that would run; runtime's
+// TestProgramStaysInItsFunction runs these programs), and gives the error to report: at the
+// bracket that closes the function when the tokenizer saw it, else at the program's start.
 func TestCompileBreakout(t *testing.T) {
-	srcs := []string{
-		"}); globalThis.escaped = 1; (async function () {",
-		"}); var Array = 1; (async function () {",
-		"}); function Array() {} (async function () {",
-		"}); /* @__PURE__ */ evil(); (async function () {",
-		"}); 1; (async function () {",
-		"}), evil(), (async function () {",
-		"})\n(async function () {",
-		"}); ({ get x() { return evil() } }).x; (async function () {",
-		// esbuild and the tokenizer disagree about the "/" after a function expression: the
-		// tokenizer sees a regular expression hiding the "}".
-		"x = function () {} / 1 }); evil(); (async function () { let y = 2 / 1",
-	}
-	for _, src := range srcs {
-		t.Run(src, func(t *testing.T) {
-			p, err := Compile(src)
-			require.Nil(t, p)
-			var e *Error
-			require.ErrorAs(t, err, &e)
-			require.Contains(t, e.Message, "SyntaxError")
-		})
-	}
-}
-
-func TestBreakoutDetection(t *testing.T) {
-	// esbuildOutput transforms src wrapped as Compile does, without any of Compile's checks.
-	esbuildOutput := func(t *testing.T, src string) string {
-		t.Helper()
-		res := api.Transform(inputHeader+src+inputFooter, api.TransformOptions{
-			Loader: api.LoaderTS, Target: api.ESNext, MinifyWhitespace: true, LegalComments: api.LegalCommentsNone,
-		})
-		require.Empty(t, res.Errors)
-		return string(res.Code)
-	}
 	tests := []struct {
-		name    string
-		src     string
-		escaped bool // the program escapes its function
+		src       string
+		line, col int // of the bracket that closes the function
 	}{
-		{name: "plain", src: "const x = { a: [1, 2] }\nif (x) { return () => { return 1 } }"},
-		{name: "template without column-0 lines", src: "return `a\n  b`"},
-		{name: "template with column-0 line", src: "return `a\n})\nb`"},
-		{name: "template with empty line", src: "return `a\n\n  b`"},
-		{name: "statement after", src: "}); evil(); (async function () {", escaped: true},
-		{name: "comma", src: "}), evil(), (async function () {", escaped: true},
-		{name: "call", src: "})(evil())(function () {", escaped: true},
-		{name: "side-effect free statements", src: "}); 1; (async function () {", escaped: true},
-		{name: "side-effect free expression", src: "}), 1, (async function () {", escaped: true},
-		{name: "division after function expression", src: "x = function () {} / 1 }); evil(); (async function () { let y = 2 / 1", escaped: true},
-		{name: "class static block", src: "}), class { static { evil() } }, (async function () {", escaped: true},
-		{name: "class computed key", src: "}), class { [evil()]() {} }, (async function () {", escaped: true},
-		{name: "template", src: "}), `${evil()}`, (async function () {", escaped: true},
-		{name: "pure annotation", src: "}), /* @__PURE__ */ evil(), (async function () {", escaped: true},
-		{name: "new", src: "}), new Evil, (async function () {", escaped: true},
-		{name: "spread", src: "}), [...evil], (async function () {", escaped: true},
-		{name: "global read", src: "}), evil, (async function () {", escaped: true},
-		{name: "property read", src: "}).evil, (async function () {", escaped: true},
-		{name: "string concatenation", src: "}), '' + evil, (async function () {", escaped: true},
-		{name: "direct eval inside", src: "return eval('1')"},
-		{name: "direct eval outside", src: "}), eval('evil()'), (async function () {", escaped: true},
-		{name: "eval read outside", src: "}), eval, (async function () {", escaped: true},
+		{"}); globalThis.escaped = 1; (async function () {", 1, 1},
+		{"const a = 1\n  }); var Array = 1; (async function () {", 2, 3},
+		{"}); function Array() {} (async function () {", 1, 1},
+		{"}); /* @__PURE__ */ evil(); (async function () {", 1, 1},
+		{"}); 1; (async function () {", 1, 1},
+		{"}), evil(), (async function () {", 1, 1},
+		{"})\n(async function () {", 1, 1},
+		{"}); ({ get x() { return evil() } }).x; (async function () {", 1, 1},
+		// A "/" after a function expression is a division, for the tokenizer as for esbuild.
+		{"x = function () {} / 1 }); evil(); (async function () { let y = 2 / 1", 1, 24},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			out := esbuildOutput(t, tt.src)
-			require.True(t, strings.HasPrefix(out, minHeader), out)
-			require.True(t, strings.HasSuffix(out, minFooter), out)
-			err := checkSingleExpression(out)
-			if tt.escaped && tt.name != "side-effect free expression" {
-				require.Error(t, err, out)
-			} else {
-				// A side-effect free escape cannot run anything when the script is evaluated.
-				require.NoError(t, err, out)
-			}
+		t.Run(tt.src, func(t *testing.T) {
+			p, err := Compile(tt.src)
+			require.NoError(t, err)
+			e := p.Escaped()
+			require.Contains(t, e.Message, "SyntaxError")
+			require.Equal(t, [2]int{tt.line, tt.col}, [2]int{e.Line, e.Column}, e.Message)
+			require.True(t, p.ClosesItsFunction())
 		})
 	}
+	p, err := Compile("return 1")
+	require.NoError(t, err)
+	require.False(t, p.ClosesItsFunction())
+	require.Equal(t, [2]int{1, 1}, [2]int{p.Escaped().Line, p.Escaped().Column}, "without a bracket to point at")
 }
 
 func TestCompileNotFooledByBrackets(t *testing.T) {
@@ -594,24 +548,4 @@ func atoi(t *testing.T, s string) int {
 		n = n*10 + int(c-'0')
 	}
 	return n
-}
-
-// TestCheckSingleExpressionLinear checks that re-parsing the output costs about the same whether
-// its statements sit in one block or a hundred nested ones. Syntax minification, which the check
-// used before, took time proportional to the statements times the blocks: 150 times longer at
-// this size.
-func TestCheckSingleExpressionLinear(t *testing.T) {
-	statements := strings.Repeat("x;", 1<<15)
-	timed := func(levels int) time.Duration {
-		out := minHeader + strings.Repeat("{", levels) + statements + strings.Repeat("}", levels) + minFooter
-		best := time.Duration(math.MaxInt64)
-		for range 3 {
-			start := time.Now()
-			require.NoError(t, checkSingleExpression(out))
-			best = min(best, time.Since(start))
-		}
-		return best
-	}
-	flat, nested := timed(0), timed(100)
-	require.Less(t, nested, 10*flat, "flat %v, nested %v", flat, nested)
 }

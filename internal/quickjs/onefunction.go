@@ -1,0 +1,165 @@
+package quickjs
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+)
+
+// ErrNotOneFunction is CheckOneFunction's error for a script that, evaluated,
+// would do more than make one function.
+var ErrNotOneFunction = errors.New("quickjs: the script is more than one function expression")
+
+// oneFunctionCode is the whole top-level bytecode the pinned build compiles a
+// script made of one function expression to (also "0, function …", whose
+// "0," it folds away): fclosure8 0, a closure of constant 0; set_loc0, the
+// script's completion value; return.
+var oneFunctionCode = []byte{0xc1, 0x00, 0xcf, 0x28}
+
+// Fields of a function's u16 flags word and its mode byte in the object
+// format (JS_WriteFunctionTag).
+const (
+	bcFuncKindShift = 4 // two bits: JS_FUNC_NORMAL, _GENERATOR, _ASYNC, _ASYNC_GENERATOR
+	bcFuncKindAsync = 2
+	bcModeStrict    = 1
+)
+
+// CheckOneFunction checks that bytecode, Compile's output for a script,
+// does nothing when it is evaluated but make a closure of its one constant
+// and complete with it, and that the constant is an async function in
+// strict mode with params parameters. It is how a run knows that its
+// program stayed inside the function it is the body of: any code of the
+// script outside that function — a statement after it, an expression beside
+// it, a declaration — compiles to more top-level bytecode or more constants.
+// It fails with ErrNotOneFunction when the script is more than that, and
+// with an error wrapping ErrLayoutMismatch when bytecode is not in the
+// pinned build's format.
+func CheckOneFunction(bytecode []byte, params int) error {
+	s := &bcStripper{in: bytecode, readOnly: true}
+	top, err := s.oneFunction(params)
+	if err != nil {
+		if errors.Is(err, ErrNotOneFunction) {
+			return err
+		}
+		return fmt.Errorf("%w: %w at byte %d", ErrLayoutMismatch, err, s.pos)
+	}
+	if !bytes.Equal(top, oneFunctionCode) {
+		return fmt.Errorf("%w: top-level code % x", ErrNotOneFunction, top)
+	}
+	return nil
+}
+
+// bcFunctionHeader is what CheckOneFunction reads of a function.
+type bcFunctionHeader struct {
+	flags uint16
+	mode  byte
+	// name atom, args, vars, defined args, stack size, closure vars,
+	// constants, bytecode length, locals
+	counts [9]uint32
+}
+
+// header reads a function's fields up to its locals (after its tag).
+func (s *bcStripper) header() (bcFunctionHeader, error) {
+	var h bcFunctionHeader
+	if err := s.skip(2); err != nil {
+		return h, err
+	}
+	h.flags = uint16(s.in[s.pos-2]) | uint16(s.in[s.pos-1])<<8
+	mode, err := s.u8()
+	if err != nil {
+		return h, err
+	}
+	h.mode = mode
+	for i := range h.counts {
+		if h.counts[i], err = s.leb(); err != nil {
+			return h, err
+		}
+	}
+	return h, nil
+}
+
+// oneFunction reads the script's top-level function, checks its constants
+// (see CheckOneFunction) and returns its bytecode.
+func (s *bcStripper) oneFunction(params int) ([]byte, error) {
+	v, err := s.u8()
+	if err != nil {
+		return nil, err
+	}
+	if v != bcVersion {
+		return nil, fmt.Errorf("%w: version %d", errBytecode, v)
+	}
+	n, err := s.leb()
+	if err != nil {
+		return nil, err
+	}
+	for range n {
+		kind, err := s.u8()
+		if err != nil {
+			return nil, err
+		}
+		if kind == 0 {
+			err = s.skip(4)
+		} else {
+			err = s.str()
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	if tag, err := s.u8(); err != nil {
+		return nil, err
+	} else if tag != bcTagFunctionBytecode {
+		return nil, fmt.Errorf("%w: a script of tag %d", errBytecode, tag)
+	}
+	top, err := s.header()
+	if err != nil {
+		return nil, err
+	}
+	closureVars, constants, codeLen, locals := top.counts[5], top.counts[6], top.counts[7], top.counts[8]
+	for range locals {
+		if err := s.lebs(3); err != nil {
+			return nil, err
+		}
+		if err := s.skip(1); err != nil {
+			return nil, err
+		}
+	}
+	for range closureVars {
+		if err := s.lebs(2); err != nil {
+			return nil, err
+		}
+		if err := s.skip(1); err != nil {
+			return nil, err
+		}
+	}
+	if constants != 1 {
+		return nil, fmt.Errorf("%w: %d constants", ErrNotOneFunction, constants)
+	}
+	// The constant: its header, then the whole object skipped.
+	at := s.pos
+	if tag, err := s.u8(); err != nil {
+		return nil, err
+	} else if tag != bcTagFunctionBytecode {
+		return nil, fmt.Errorf("%w: a constant of tag %d", ErrNotOneFunction, tag)
+	}
+	fn, err := s.header()
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case int(fn.flags>>bcFuncKindShift)&3 != bcFuncKindAsync:
+		return nil, fmt.Errorf("%w: the function is not async", ErrNotOneFunction)
+	case fn.mode&bcModeStrict == 0:
+		return nil, fmt.Errorf("%w: the function is not strict", ErrNotOneFunction)
+	case fn.counts[1] != uint32(params):
+		return nil, fmt.Errorf("%w: the function has %d parameters, not %d", ErrNotOneFunction, fn.counts[1], params)
+	}
+	s.pos = at
+	if err := s.object(1); err != nil {
+		return nil, err
+	}
+	if err := s.skip(int(codeLen)); err != nil {
+		return nil, err
+	}
+	return s.in[s.pos-int(codeLen) : s.pos], nil
+}
