@@ -78,71 +78,60 @@ func (s *bcStripper) header() (bcFunctionHeader, error) {
 	return h, nil
 }
 
+// taggedHeader reads a tag that must be a function's, then the function's
+// header; another tag fails with notFunction, saying what the value was.
+func (s *bcStripper) taggedHeader(notFunction error, what string) (bcFunctionHeader, error) {
+	tag, err := s.u8()
+	if err != nil {
+		return bcFunctionHeader{}, err
+	}
+	if tag != bcTagFunctionBytecode {
+		return bcFunctionHeader{}, fmt.Errorf("%w: %s of tag %d", notFunction, what, tag)
+	}
+	return s.header()
+}
+
+// vars reads a function's locals and closure variables (after its header).
+func (s *bcStripper) vars(h bcFunctionHeader) error {
+	for range h.counts[8] { // name atom, scope level, next scope; flags
+		if err := s.lebs(3); err != nil {
+			return err
+		}
+		if err := s.skip(1); err != nil {
+			return err
+		}
+	}
+	for range h.counts[5] { // name atom, index; flags
+		if err := s.lebs(2); err != nil {
+			return err
+		}
+		if err := s.skip(1); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // oneFunction reads the script's top-level function, checks its constants
 // (see CheckOneFunction) and returns its bytecode.
 func (s *bcStripper) oneFunction(params int) ([]byte, error) {
-	v, err := s.u8()
+	if err := s.atoms(); err != nil {
+		return nil, err
+	}
+	top, err := s.taggedHeader(errBytecode, "a script")
 	if err != nil {
 		return nil, err
 	}
-	if v != bcVersion {
-		return nil, fmt.Errorf("%w: version %d", errBytecode, v)
-	}
-	n, err := s.leb()
-	if err != nil {
+	if err := s.vars(top); err != nil {
 		return nil, err
 	}
-	for range n {
-		kind, err := s.u8()
-		if err != nil {
-			return nil, err
-		}
-		if kind == 0 {
-			err = s.skip(4)
-		} else {
-			err = s.str()
-		}
-		if err != nil {
-			return nil, err
-		}
-	}
-	if tag, err := s.u8(); err != nil {
-		return nil, err
-	} else if tag != bcTagFunctionBytecode {
-		return nil, fmt.Errorf("%w: a script of tag %d", errBytecode, tag)
-	}
-	top, err := s.header()
-	if err != nil {
-		return nil, err
-	}
-	closureVars, constants, codeLen, locals := top.counts[5], top.counts[6], top.counts[7], top.counts[8]
-	for range locals {
-		if err := s.lebs(3); err != nil {
-			return nil, err
-		}
-		if err := s.skip(1); err != nil {
-			return nil, err
-		}
-	}
-	for range closureVars {
-		if err := s.lebs(2); err != nil {
-			return nil, err
-		}
-		if err := s.skip(1); err != nil {
-			return nil, err
-		}
-	}
+	constants, codeLen := top.counts[6], top.counts[7]
 	if constants != 1 {
 		return nil, fmt.Errorf("%w: %d constants", ErrNotOneFunction, constants)
 	}
 	// The constant: its header, then the whole object skipped.
 	at := s.pos
-	if tag, err := s.u8(); err != nil {
-		return nil, err
-	} else if tag != bcTagFunctionBytecode {
-		return nil, fmt.Errorf("%w: a constant of tag %d", ErrNotOneFunction, tag)
-	}
-	fn, err := s.header()
+	fn, err := s.taggedHeader(ErrNotOneFunction, "a constant")
 	if err != nil {
 		return nil, err
 	}

@@ -2,7 +2,6 @@ package quickjs
 
 import (
 	"bytes"
-	"encoding/binary"
 	"errors"
 	"fmt"
 )
@@ -79,6 +78,21 @@ type bcStripper struct {
 
 // all reads the whole object.
 func (s *bcStripper) all() error {
+	if err := s.atoms(); err != nil {
+		return err
+	}
+	if err := s.object(0); err != nil {
+		return err
+	}
+	if s.pos != len(s.in) {
+		return fmt.Errorf("%w: %d bytes after the object", errBytecode, len(s.in)-s.pos)
+	}
+	s.copyTo(s.pos)
+	return nil
+}
+
+// atoms reads the version byte and the atom table.
+func (s *bcStripper) atoms() error {
 	v, err := s.u8()
 	if err != nil {
 		return err
@@ -104,13 +118,6 @@ func (s *bcStripper) all() error {
 			return err
 		}
 	}
-	if err := s.object(0); err != nil {
-		return err
-	}
-	if s.pos != len(s.in) {
-		return fmt.Errorf("%w: %d bytes after the object", errBytecode, len(s.in)-s.pos)
-	}
-	s.copyTo(s.pos)
 	return nil
 }
 
@@ -245,38 +252,14 @@ func (s *bcStripper) object(depth int) error {
 // its constants (nested functions among them), its bytecode, then its
 // debug information, whose source text it drops.
 func (s *bcStripper) function(depth int) error {
-	if err := s.skip(2); err != nil {
+	h, err := s.header()
+	if err != nil {
 		return err
 	}
-	flags := binary.LittleEndian.Uint16(s.in[s.pos-2:])
-	if err := s.skip(1); err != nil { // strict mode
+	if err := s.vars(h); err != nil {
 		return err
 	}
-	var counts [9]uint32 // name atom, args, vars, defined args, stack size, closure vars, constants, bytecode length, locals
-	for i := range counts {
-		v, err := s.leb()
-		if err != nil {
-			return err
-		}
-		counts[i] = v
-	}
-	closureVars, constants, codeLen, locals := counts[5], counts[6], counts[7], counts[8]
-	for range locals { // name atom, scope level, next scope; flags
-		if err := s.lebs(3); err != nil {
-			return err
-		}
-		if err := s.skip(1); err != nil {
-			return err
-		}
-	}
-	for range closureVars { // name atom, index; flags
-		if err := s.lebs(2); err != nil {
-			return err
-		}
-		if err := s.skip(1); err != nil {
-			return err
-		}
-	}
+	constants, codeLen := h.counts[6], h.counts[7]
 	for range constants {
 		if err := s.object(depth + 1); err != nil {
 			return err
@@ -285,7 +268,7 @@ func (s *bcStripper) function(depth int) error {
 	if err := s.skip(int(codeLen)); err != nil {
 		return err
 	}
-	if flags&bcHasDebug == 0 {
+	if h.flags&bcHasDebug == 0 {
 		return nil
 	}
 	if err := s.lebs(3); err != nil { // filename atom, line, column
