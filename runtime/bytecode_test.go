@@ -3,9 +3,12 @@ package runtime
 import (
 	"context"
 	"fmt"
-	"github.com/coderun/coderun/runtime/internal/transpile"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/coderun/coderun/budget"
+	"github.com/coderun/coderun/runtime/internal/transpile"
 
 	"github.com/stretchr/testify/require"
 )
@@ -29,9 +32,8 @@ func TestProgramBytecodeIsReused(t *testing.T) {
 		{"binding", "const r = await tools.echo({x: 1})\nreturn r.x", tools, "", "", true},
 		{"exception position", "function f() {\n  throw new Error('x')\n}\nreturn f()", nil, KindException, "at f (program.ts:2:", true},
 		{"engine syntax error", "const tools = 1\nreturn tools", tools, KindException, "SyntaxError: invalid redefinition of parameter name\n    at program.ts:1:1", false},
-		// Bytecode over 64 KiB is not kept: every run compiles it, with
-		// the same outcome and fuel.
-		{"bytecode too large to keep", bigProgram(), nil, KindException, "Error: 9999\n    at <program> (program.ts:10003:", false},
+		// A program of 10,000 strings, its bytecode over 64 KiB, is kept too.
+		{"large bytecode", bigProgram(), nil, KindException, "Error: 9999\n    at <program> (program.ts:10003:", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			first, err := e.run(context.Background(), tc.program, tc.bindings)
@@ -57,6 +59,32 @@ func TestProgramBytecodeIsReused(t *testing.T) {
 			require.Contains(t, first.Message, tc.where)
 		})
 	}
+}
+
+// TestProgramBytecodeTooLargeToKeep: bytecode over 4 MiB (here a program of
+// 3 MiB, over the default MaxProgramBytes) is not kept: every run compiles
+// it, with the same outcome and fuel.
+func TestProgramBytecodeTooLargeToKeep(t *testing.T) {
+	e, err := New(context.Background(), Options{Limits: budget.Limits{
+		Fuel: 1 << 40, ComputeTime: time.Minute, WallTime: time.Minute,
+		MemoryBytes: 64 << 20, MaxOutputBytes: 1 << 20, MaxConcurrentCalls: 4,
+		MaxProgramBytes: 4 << 20, MaxArgumentBytes: 8 << 20,
+	}, CacheDir: testCacheDir(t)})
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, e.Close(context.Background())) })
+	program := "const s = \"" + strings.Repeat("x", 3<<20) + "\"\nthrow new Error(String(s.length))"
+	first, err := e.run(context.Background(), program, nil)
+	require.NoError(t, err)
+	require.Equal(t, KindException, first.Kind)
+	require.Contains(t, first.Message, "Error: 3145728\n    at <program> (program.ts:2:")
+	prog, err := e.programs.Compile(t.Context(), program, transpile.Options{MaxProgramBytes: 4 << 20})
+	require.NoError(t, err)
+	_, cached := prog.Compiled("")
+	require.False(t, cached)
+	o, err := e.run(context.Background(), program, nil)
+	require.NoError(t, err)
+	require.Equal(t, first.Message, o.Message)
+	require.Equal(t, first.FuelUsed, o.FuelUsed)
 }
 
 // bigProgram returns a program whose bytecode is larger than 64 KiB: an

@@ -8,10 +8,16 @@ import (
 
 // Bounds of what a Program keeps in Compiled: a caller that runs one program
 // with ever new binding names, or very large programs, must not grow a
-// program without bound. The Cache holding the program counts what it adds.
+// program without bound. The Cache holding the program counts what it adds
+// and evicts by bytes, so the size bound only keeps one program's share of
+// it in proportion: four times the default MaxProgramBytes, so that a
+// program of up to that size (a 1 MB data literal, say) is compiled once,
+// like any other. A program's bytecode is about twice its text: it holds the
+// function's source text (for Function.prototype.toString) besides the
+// constants.
 const (
 	maxCompiled      = 4
-	maxCompiledBytes = 64 << 10
+	maxCompiledBytes = 4 << 20
 )
 
 // compiledScripts maps a parameter list to the bytecode of Wrap's result.
@@ -32,7 +38,7 @@ func (p *Program) Compiled(key string) ([]byte, bool) {
 }
 
 // SetCompiled stores bytecode b for key (see Compiled) and reports whether
-// it did: it does not when b is larger than 64 KiB or the program already
+// it did: it does not when b is larger than 4 MiB or the program already
 // holds bytecode for 4 other keys. b must not be modified afterwards.
 func (p *Program) SetCompiled(key string, b []byte) bool {
 	p.compiled.mu.Lock()
