@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/coderun/coderun/budget"
 	"github.com/coderun/coderun/runtime/internal/transpile"
@@ -65,13 +64,7 @@ func TestProgramBytecodeIsReused(t *testing.T) {
 // 3 MiB, over the default MaxProgramBytes) is not kept: every run compiles
 // it, with the same outcome and fuel.
 func TestProgramBytecodeTooLargeToKeep(t *testing.T) {
-	e, err := New(context.Background(), Options{Limits: budget.Limits{
-		Fuel: 1 << 40, ComputeTime: time.Minute, WallTime: time.Minute,
-		MemoryBytes: 64 << 20, MaxOutputBytes: 1 << 20, MaxConcurrentCalls: 4,
-		MaxProgramBytes: 4 << 20, MaxArgumentBytes: 8 << 20,
-	}, CacheDir: testCacheDir(t)})
-	require.NoError(t, err)
-	t.Cleanup(func() { require.NoError(t, e.Close(context.Background())) })
+	e := testEngineWith(t, func(l *budget.Limits) { l.MaxProgramBytes = 4 << 20 })
 	program := "const s = \"" + strings.Repeat("x", 3<<20) + "\"\nthrow new Error(String(s.length))"
 	first, err := e.run(context.Background(), program, nil)
 	require.NoError(t, err)

@@ -26,11 +26,19 @@ func testCacheDir(t testing.TB) string {
 
 func testEngine(t testing.TB) *Engine {
 	t.Helper()
-	e, err := New(context.Background(), Options{Limits: budget.Limits{
+	return testEngineWith(t, func(*budget.Limits) {})
+}
+
+// testEngineWith is testEngine with its limits changed by change.
+func testEngineWith(t testing.TB, change func(*budget.Limits)) *Engine {
+	t.Helper()
+	limits := budget.Limits{
 		Fuel: 1 << 40, ComputeTime: time.Minute, WallTime: time.Minute,
 		MemoryBytes: 64 << 20, MaxOutputBytes: 1 << 20, MaxConcurrentCalls: 4,
 		MaxProgramBytes: 1 << 20, MaxArgumentBytes: 8 << 20,
-	}, CacheDir: testCacheDir(t)})
+	}
+	change(&limits)
+	e, err := New(context.Background(), Options{Limits: limits, CacheDir: testCacheDir(t)})
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, e.Close(context.Background())) })
 	return e
