@@ -348,7 +348,11 @@ func (r *run) evalProgram(params []string) (quickjs.Value, error) {
 			before = r.meter.FuelUsed(int64(fuel.Get()))
 		}
 		var err error
-		bc, ok, err = compiler.Compile(r.program.Script(params), programFile, quickjs.EvalGlobal)
+		script := r.program.Script(params)
+		if r.e.hooks.script != nil {
+			script = r.e.hooks.script(script)
+		}
+		bc, ok, err = compiler.Compile(script, programFile, quickjs.EvalGlobal)
 		if err == nil && !ok && r.program.ClosesItsFunction() {
 			// The engine's syntax error is a consequence: say what the program did.
 			r.end(KindException, r.program.Escaped().Error())

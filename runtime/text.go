@@ -32,6 +32,10 @@ type testHooks struct {
 	// attached runs when a run has its instance, restored, before the
 	// program starts.
 	attached func(in *quickjs.Instance)
+	// script, if set, rewrites the script the engine compiles for a program
+	// (transpile.Program.Script's text), to give the engine's checks text
+	// that the transpiler never produces.
+	script func(string) string
 }
 
 // pace is called after each piece of a big text: it ends the run, and

@@ -161,3 +161,20 @@ func TestCacheCountsBytecode(t *testing.T) {
 	require.True(t, p.SetCompiled("more", make([]byte, 60<<10)), "an evicted program still works")
 	require.Equal(t, int64(0), small.Bytes())
 }
+
+// TestCacheBoundedWithLargeBytecode: programs keeping bytecode up to
+// maxCompiledBytes each, several keys each, never take the cache past its
+// byte budget.
+func TestCacheBoundedWithLargeBytecode(t *testing.T) {
+	const budget = 10 << 20
+	c := NewCache(256, budget)
+	for i := range 5 {
+		p, err := c.Compile(t.Context(), fmt.Sprintf("return %d", i), Options{})
+		require.NoError(t, err)
+		for _, key := range []string{"", "tools"} {
+			require.True(t, p.SetCompiled(key, make([]byte, maxCompiledBytes)))
+			require.LessOrEqual(t, c.Bytes(), int64(budget))
+		}
+	}
+	require.Less(t, c.Len(), 5, "programs were evicted by their bytecode's bytes")
+}

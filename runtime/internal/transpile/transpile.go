@@ -116,9 +116,10 @@ type Program struct {
 	owner atomic.Pointer[programOwner]
 	// names tells how the names esbuild changed were given back (see names.go).
 	names namesOutcome
-	// escape is what Escaped reports; closes, what ClosesItsFunction does.
-	escape *Error
-	closes bool
+	// brackets is the tokenizer's error about the program's brackets, nil when they balance
+	// (see Escaped); closes says the program closes a bracket it never opened.
+	brackets *Error
+	closes   bool
 }
 
 // Escaped is the error to report for a program whose compiled script the engine finds to be more
@@ -128,10 +129,10 @@ type Program struct {
 // would run. The error points at the bracket that closes the function when the tokenizer saw
 // it, and otherwise at the program's start.
 func (p *Program) Escaped() *Error {
-	if p.escape == nil {
-		return breakout(nil, nil)
+	if p.brackets != nil {
+		return p.brackets
 	}
-	return p.escape
+	return escapeError()
 }
 
 // ClosesItsFunction reports whether the tokenizer saw the program close a bracket it never opened,
@@ -429,7 +430,7 @@ func (c *compilation) run() (*Program, error) {
 	}
 	if js, ok := verbatim(wrapped, out, asJS); ok && !c.opts.esbuildOutput {
 		return &Program{js: js, lines: strings.Split(js, "\n"), verbatim: true, userLines: c.lines.lines(),
-			escape: breakout(c.sc, c.lines), closes: c.sc.unmatched >= 0}, nil
+			brackets: bracketError(c.sc, c.lines), closes: c.sc.unmatched >= 0}, nil
 	}
 	wrapped = ""
 	smap, names, named, err := parseSourceMapNamed(c.poll, res.Map)
@@ -465,7 +466,7 @@ func (c *compilation) run() (*Program, error) {
 		smap:      smap,
 		userLines: c.lines.lines(),
 		names:     outcome,
-		escape:    breakout(c.sc, c.lines),
+		brackets:  bracketError(c.sc, c.lines),
 		closes:    c.sc.unmatched >= 0,
 	}, nil
 }
@@ -721,20 +722,14 @@ func shapeError(sc *scanner, lines *lineIndex, detail string) *Error {
 	if e := bracketError(sc, lines); e != nil {
 		return e
 	}
-	e := breakout(nil, nil)
+	e := escapeError()
 	e.Message += ": " + detail
 	return e
 }
 
-// breakout is the error for a program that escapes its function (see Program.Escaped).
-func breakout(sc *scanner, lines *lineIndex) *Error {
-	if sc == nil {
-		return &Error{Line: 1, Column: 1, Message: "SyntaxError: the program closes the function it is the body of " +
-			"(check that brackets balance)"}
-	}
-	if e := bracketError(sc, lines); e != nil {
-		return e
-	}
+// escapeError is the error for a program that escapes its function where the tokenizer saw no
+// bracket to point at (see Program.Escaped).
+func escapeError() *Error {
 	return &Error{Line: 1, Column: 1, Message: "SyntaxError: the program closes the function it is the body of " +
 		"(check that brackets balance)"}
 }
