@@ -71,6 +71,7 @@ func (r *run) executeDetached() Outcome {
 		<-done
 		return r.finishedOutcome(out, finished, panicked)
 	}
+	r.hold() // from the idle timer: the run's goroutine parked before its call
 	r.end(kind, message)
 	o := r.outcome()
 	r.closeRun()
@@ -103,6 +104,9 @@ func (r *run) callInline() (event, bool) {
 	r.pending[0] = nil
 	r.pending = r.pending[:0]
 	r.inflight++
+	// Parked before the caller may take the run over, so that a caller
+	// that does finds the idle timer's handshake set up (see hold).
+	r.park()
 	// From here until the call returns, the caller may give up on the run
 	// and take it over: nothing of the run is touched until it is handed
 	// back.
@@ -111,12 +115,14 @@ func (r *run) callInline() (event, bool) {
 	// could not give up on the run, has that signal seen here.
 	if r.signalled() {
 		r.reclaim()
+		r.hold()
 		r.inflight--
 		r.pending = append(r.pending, c)
 		return event{}, false
 	}
 	ev := invoke(r.ctx, c, r.mem)
 	r.reclaim()
+	r.hold()
 	return ev, true
 }
 

@@ -136,6 +136,16 @@ type run struct {
 	detached bool
 	inline   atomic.Int32
 
+	// The instance's native stack while the run waits (see idlestack.go):
+	// parked is set by park and cleared by hold; stack is the handshake
+	// with the idle timer, idle; givenBack is what releases have reported
+	// to the engine's giveBack, releases how many there were.
+	parked    bool
+	stack     atomic.Int32
+	idle      *time.Timer
+	givenBack int64
+	releases  atomic.Int32
+
 	ended    bool
 	halted   int    // how the guest was stopped after the outcome was decided (see halt)
 	fuelUsed uint64 // at the moment the outcome was decided
@@ -194,6 +204,7 @@ func (r *run) cleanup() {
 	if r.inline.Load() == inlineAbandoned {
 		return // the caller cleaned up when it gave up on the run
 	}
+	r.hold() // a binding's Goexit in an inline call left the run parked
 	r.closeRun()
 }
 
@@ -224,7 +235,7 @@ func (r *run) closeRun() {
 		r.closeInstance()
 	}
 	if r.gmem != nil {
-		r.e.giveBack.ran(r.gmem.deep())
+		r.e.giveBack.ran(r.gmem.deep() - r.givenBack)
 		r.gmem.release()
 	}
 	// The logs and the value now belong to the caller.
@@ -571,20 +582,25 @@ func (r *run) block(batch []event) []event {
 	}
 	var first event
 	called := false
+	r.park()
 	select {
 	case first = <-r.events:
 		called = true
 	case <-r.timers.wake():
 	case <-r.ctx.Done():
+		r.hold()
 		r.end(KindAbort, context.Cause(r.ctx).Error())
 		return nil
 	case <-r.e.closing:
+		r.hold()
 		r.end(KindAbort, "runtime disposed")
 		return nil
 	case <-r.wall.C:
+		r.hold()
 		r.end(KindTimeout, budget.WallMessage(r.limits.WallTime))
 		return nil
 	}
+	r.hold()
 	batch = r.timers.appendDue(batch)
 	if called {
 		batch = append(batch, first)

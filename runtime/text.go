@@ -36,6 +36,8 @@ type testHooks struct {
 	// (transpile.Program.Script's text), to give the engine's checks text
 	// that the transpiler never produces.
 	script func(string) string
+	// stackIdle, if set, replaces stackIdle.
+	stackIdle time.Duration
 }
 
 // pace is called after each piece of a big text: it ends the run, and

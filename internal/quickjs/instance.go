@@ -38,6 +38,9 @@ type Instance struct {
 	// grow), two when the host calls back, instead of one per export.
 	calls []api.Function
 	depth int
+	// warmOp is the warm-up the instance had (see Warm), made again when
+	// ReleaseStack dropped its call engines.
+	warmOp wasm.DispatchOp
 	// op is the operation of the outermost call in progress (see
 	// Interrupt).
 	op wasm.DispatchOp
@@ -194,6 +197,12 @@ func (in *Instance) Context() uint32 { return in.jsctx }
 // invoke calls the export op selects with args (at most five), through the
 // dispatcher, and returns its result (0 when it has none).
 func (in *Instance) invoke(op wasm.DispatchOp, args ...uint64) (uint64, error) {
+	if len(in.calls) == 0 && in.warmOp != 0 && op != in.warmOp {
+		// ReleaseStack dropped the warm stack: warm a new one first.
+		if _, err := in.invoke(in.warmOp, 0); err != nil {
+			return 0, err
+		}
+	}
 	if in.depth == len(in.calls) {
 		in.calls = append(in.calls, in.mod.ExportedFunction(wasm.DispatchExport))
 	}
@@ -245,8 +254,24 @@ func (in *Instance) Warm(deep bool) error {
 	if deep {
 		op = wasm.DispatchWarmDeep
 	}
+	in.warmOp = op
 	_, err := in.invoke(op, 0)
 	return err
+}
+
+// ReleaseStack drops the instance's call engines, and with them the native
+// stacks wazero grew for them (80 KiB after a deep Warm, up to wazero's
+// ceiling after a deep recursion), so that the garbage collector can take
+// them back while the instance has nothing to run. The next call makes a new
+// call engine and warms it first as Warm did, so its stack grows the same
+// way and overflows at the same depth as before. It does nothing while a
+// call is in progress, or on an instance that was never warmed.
+func (in *Instance) ReleaseStack() {
+	if in.depth != 0 || in.warmOp == 0 {
+		return
+	}
+	clear(in.calls)
+	in.calls = in.calls[:0]
 }
 
 // malloc allocates n bytes of guest memory.

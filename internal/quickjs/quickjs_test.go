@@ -199,23 +199,8 @@ func TestReentrantCalls(t *testing.T) {
 // wasm's warmLiveValues and warmDeepLiveValues then.
 func TestWarmStackSize(t *testing.T) {
 	ctx := context.Background()
-	m, err := wasm.Decode(upstream.Module())
-	require.NoError(t, err)
-	require.NoError(t, wasm.ExportStdLoop(m))
-	require.NoError(t, wasm.AddDispatcher(m))
-	bin, err := m.Encode()
-	require.NoError(t, err)
-	e, err := NewEngine(ctx, Options{Wasm: bin, MemoryLimitPages: 1024})
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = e.Close(ctx) })
-	stack := func(in *Instance) int {
-		require.Len(t, in.calls, 1)
-		f := reflect.ValueOf(in.calls[0])
-		require.Equal(t, reflect.Pointer, f.Kind(), "wazero's api.Function is not a pointer: %T", in.calls[0])
-		s := f.Elem().FieldByName("stack")
-		require.True(t, s.IsValid(), "wazero's call engine (%T) has no stack field", in.calls[0])
-		return s.Len()
-	}
+	e := dispatcherEngine(t)
+	stack := func(in *Instance) int { return nativeStack(t, in) }
 	for _, tc := range []struct {
 		deep bool
 		want int
@@ -245,4 +230,70 @@ func TestWarmStackSize(t *testing.T) {
 			require.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(tc.want+tc.want/8), "bytes allocated by Warm")
 		})
 	}
+}
+
+// dispatcherEngine is an engine of the pristine module with the
+// dispatcher and the job loop export added, and nothing else.
+func dispatcherEngine(t *testing.T) *Engine {
+	t.Helper()
+	ctx := context.Background()
+	m, err := wasm.Decode(upstream.Module())
+	require.NoError(t, err)
+	require.NoError(t, wasm.ExportStdLoop(m))
+	require.NoError(t, wasm.AddDispatcher(m))
+	bin, err := m.Encode()
+	require.NoError(t, err)
+	e, err := NewEngine(ctx, Options{Wasm: bin, MemoryLimitPages: 1024})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = e.Close(ctx) })
+	return e
+}
+
+// nativeStack is the size of the native stack of in's one call engine,
+// read from wazero's call engine by reflection (see TestWarmStackSize).
+func nativeStack(t *testing.T, in *Instance) int {
+	t.Helper()
+	require.Len(t, in.calls, 1)
+	f := reflect.ValueOf(in.calls[0])
+	require.Equal(t, reflect.Pointer, f.Kind(), "wazero's api.Function is not a pointer: %T", in.calls[0])
+	s := f.Elem().FieldByName("stack")
+	require.True(t, s.IsValid(), "wazero's call engine (%T) has no stack field", in.calls[0])
+	return s.Len()
+}
+
+// ReleaseStack drops the call engines and their stacks; the next call
+// warms a new one the way the instance was warmed, so it has the size
+// Warm gave it (and so grows, and overflows, the same way). An instance
+// that was never warmed keeps its stack: a new one would not be warm.
+func TestReleaseStack(t *testing.T) {
+	ctx := context.Background()
+	e := dispatcherEngine(t)
+	for _, tc := range []struct {
+		deep bool
+		want int
+	}{{false, 40 << 10}, {true, 80 << 10}} {
+		t.Run(fmt.Sprintf("deep=%v", tc.deep), func(t *testing.T) {
+			in, err := e.Instantiate(ctx, &nopHost{})
+			require.NoError(t, err)
+			t.Cleanup(func() { _ = in.Close(ctx) })
+			require.NoError(t, in.Warm(tc.deep))
+			for range 2 {
+				in.ReleaseStack()
+				require.Empty(t, in.calls, "released")
+				p, err := in.malloc(16)
+				require.NoError(t, err)
+				require.NotZero(t, p)
+				require.Equal(t, tc.want, nativeStack(t, in), "the stack after a release")
+			}
+		})
+	}
+	t.Run("never warmed", func(t *testing.T) {
+		in, err := e.Instantiate(ctx, &nopHost{})
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = in.Close(ctx) })
+		_, err = in.malloc(16)
+		require.NoError(t, err)
+		in.ReleaseStack()
+		require.Len(t, in.calls, 1, "kept")
+	})
 }

@@ -1,0 +1,157 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	goruntime "runtime"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/coderun/coderun/budget"
+	"github.com/stretchr/testify/require"
+)
+
+// sleepTools is a namespace tools whose member wait sleeps for the
+// milliseconds its argument gives, then returns them.
+func sleepTools() []Binding {
+	return []Binding{{Global: "tools", Functions: map[string]Func{
+		"wait": func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
+			var ms float64
+			if err := json.Unmarshal(args, &ms); err != nil {
+				return nil, err
+			}
+			time.Sleep(time.Duration(ms * float64(time.Millisecond)))
+			return args, nil
+		},
+	}}}
+}
+
+// A run that waits gives back the native stack its deep calls grew: a run
+// that recursed as deep as its budget allows holds tens of megabytes of
+// Go heap in wazero's stack until it ends, unless the wait releases it.
+// The control keeps the stack (an idle time of an hour) and shows that
+// the measure sees it.
+func TestWaitingRunReleasesNativeStack(t *testing.T) {
+	const program = `let max = 0
+function probe(n) { max = n; probe(n + 1) }
+try { probe(0) } catch {}
+await tools.hold(0)
+return max`
+	for _, tc := range []struct {
+		name string
+		idle time.Duration
+	}{{"released", time.Millisecond}, {"kept", time.Hour}} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := testEngineWith(t, func(l *budget.Limits) { l.MemoryBytes = 256 << 20 })
+			e.hooks.stackIdle = tc.idle
+			base := liveHeap()
+			var during uint64
+			bindings := []Binding{{Global: "tools", Functions: map[string]Func{
+				"hold": func(ctx context.Context, _ json.RawMessage) (json.RawMessage, error) {
+					// Long enough for the idle timer; the released stack
+					// is garbage from then on.
+					for deadline := time.Now().Add(2 * time.Second); ; {
+						time.Sleep(20 * time.Millisecond)
+						during = liveHeap()
+						if tc.idle == time.Hour || during < base+(4<<20) || time.Now().After(deadline) {
+							return json.RawMessage(`0`), nil
+						}
+					}
+				},
+			}}}
+			o, err := e.run(context.Background(), program, bindings)
+			require.NoError(t, err)
+			require.Empty(t, o.Kind, o.Message)
+			grew := int64(during) - int64(base)
+			t.Logf("depth %s, live Go heap while waiting: %+.1f MiB", o.Value, float64(grew)/(1<<20))
+			if tc.idle == time.Hour {
+				require.Greater(t, grew, int64(16<<20), "the kept native stack")
+			} else {
+				require.Less(t, grew, int64(4<<20), "the live Go heap of a waiting run that recursed deep")
+			}
+		})
+	}
+}
+
+// liveHeap collects garbage and returns the live Go heap in bytes.
+func liveHeap() uint64 {
+	goruntime.GC()
+	var ms goruntime.MemStats
+	goruntime.ReadMemStats(&ms)
+	return ms.HeapAlloc
+}
+
+// A released stack is warmed again before the run's next call into its
+// instance, so deep recursion after a wait (for a binding or a timer)
+// ends in the same catchable RangeError, at the same depth as after the
+// same wait without the release: never in wazero's stack-overflow trap.
+func TestRecursionAfterStackRelease(t *testing.T) {
+	waits := []struct{ name, wait string }{
+		{"binding", `await tools.wait(3)`},
+		{"timer", `await new Promise(r => setTimeout(r, 3))`},
+	}
+	shapes := []struct{ name, body string }{
+		{"direct", `function f(){ d++; return f() } f()`},
+		{"async", `const f = async () => { d++; return await f() }; await f()`},
+		{"JSON.parse nesting", `for (;;) { d += 2000; JSON.parse("[".repeat(d) + "]".repeat(d)) }`},
+	}
+	for _, memoryBytes := range []int64{32 << 20, 256 << 20} {
+		e := testEngineWith(t, func(l *budget.Limits) { l.MemoryBytes = memoryBytes })
+		var releases int32
+		e.hooks.ended = func(r *run) { releases = r.releases.Load() }
+		for _, w := range waits {
+			for _, s := range shapes {
+				name := fmt.Sprintf("%d MiB, %s, %s", memoryBytes>>20, w.name, s.name)
+				program := "let d = 0\n" + w.wait + "\ntry {\n" + s.body + "\n} catch (e) { return [d, String(e)] }"
+				depth := func(idle time.Duration) string {
+					e.hooks.stackIdle = idle
+					o, err := e.run(context.Background(), program, sleepTools())
+					require.NoError(t, err)
+					require.Empty(t, o.Kind, "%s: %s", name, o.Message)
+					require.Contains(t, string(o.Value), `"RangeError: Maximum call stack size exceeded"]`, name)
+					return string(o.Value)
+				}
+				kept := depth(time.Hour)
+				require.Zero(t, releases, "%s: the stack is kept for an hour", name)
+				released := depth(100 * time.Microsecond)
+				require.Positive(t, releases, "%s: the wait released the stack", name)
+				require.Equal(t, kept, released, "%s: the depth at which the recursion ends", name)
+			}
+		}
+	}
+}
+
+// Waits on both sides of the idle time, with the idle timer firing while
+// the run resumes: every result arrives in order and the program's own
+// state is intact (run with -race, the handshake's test).
+func TestStackReleaseRacesResume(t *testing.T) {
+	e := testEngine(t)
+	e.hooks.stackIdle = 50 * time.Microsecond
+	var releases atomic.Int32
+	e.hooks.ended = func(r *run) { releases.Add(r.releases.Load()) }
+	const program = `let sum = 0
+for (let i = 0; i < 150; i++) {
+  const ms = waits[i]
+  const got = i % 3 ? await tools.wait(ms) : await new Promise(r => setTimeout(() => r(ms), ms))
+  if (got !== ms) throw new Error("call " + i + " got " + got)
+  sum += i
+  function f(n) { return n ? f(n - 1) + 1 : 0 }
+  if (f(200) !== 200) throw new Error("recursion")
+}
+return sum`
+	for run := range 4 {
+		waits := make([]float64, 150)
+		for i := range waits {
+			waits[i] = float64(rand.IntN(120)) / 1000 // 0–0.12 ms
+		}
+		w, _ := json.Marshal(waits)
+		o, err := e.run(context.Background(), "const waits = "+string(w)+"\n"+program, sleepTools())
+		require.NoError(t, err)
+		require.Empty(t, o.Kind, "run %d: %s", run, o.Message)
+		require.Equal(t, "11175", string(o.Value))
+	}
+	require.Positive(t, releases.Load(), "no wait outlasted the idle time")
+}
