@@ -7,7 +7,7 @@ import "errors"
 // supported reports whether this platform has the mmap-based allocator. When
 // it is false, NewAllocator returns nil and wazero's default allocator is
 // used.
-const Supported = false
+const supported = false
 
 func reserve(uint64) ([]byte, error) { return nil, errors.ErrUnsupported }
 
