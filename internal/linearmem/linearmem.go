@@ -205,6 +205,12 @@ func reserveMemory(max uint64, pool *poolState) (*Memory, error) {
 	if err != nil {
 		return nil, fmt.Errorf("linearmem: reserve %d bytes: %w", size, err)
 	}
+	if pool != nil && pool.image != nil {
+		if err := pool.image.mapOver(mapping); err != nil {
+			_ = unmap(mapping)
+			return nil, err
+		}
+	}
 	return newMapped(max, pageSize, mapping, 0, pool), nil
 }
 
@@ -247,6 +253,18 @@ type Memory struct {
 
 	// pool, if not nil, receives the mapping on Free (immutable).
 	pool *poolState
+	// image, for a heap-backed memory of a pool with an image, is copied
+	// into the memory as it grows over it (immutable).
+	image *Image
+}
+
+// imageLen is the length of the image mapped over the start of m's
+// mapping, 0 if none.
+func (m *Memory) imageLen() uint64 {
+	if m.pool == nil || m.pool.image == nil || m.mapping == nil {
+		return 0
+	}
+	return m.pool.image.Len()
 }
 
 // Mapped reports whether m is backed by a reserved mapping (true) or, after
@@ -308,6 +326,11 @@ func (m *Memory) Reallocate(size uint64) []byte {
 		}
 		m.heap = m.heap[:size]
 		buf = m.heap[:size:size]
+		if m.image != nil && size > m.hwm && m.hwm < m.image.Len() {
+			// The bytes grown over read as the image's, as a mapped
+			// memory's do.
+			copy(buf[m.hwm:], m.image.bytes[m.hwm:])
+		}
 	}
 	if size > m.size && m.size < m.hwm {
 		// Regrowing after a shrink: the bytes must read as zero again.
@@ -394,6 +417,14 @@ func (m *Memory) Discard(off, n uint64) error {
 	}
 	clear(m.mapping[off:first])
 	clear(m.mapping[last:end])
+	if img := m.imageLen(); first < img {
+		// Dropped, the image's pages would read as the image again.
+		clear(m.mapping[first:min(last, img)])
+		first = min(last, img)
+		if first == last {
+			return nil
+		}
+	}
 	if err := zeroPages(m.mapping[first:last]); err != nil {
 		// Keep the documented contract even if the kernel refused.
 		clear(m.mapping[first:last])

@@ -73,6 +73,13 @@ type PoolOptions struct {
 	// instantiations of that module: a memory it hands out reads as zero
 	// outside these pages only.
 	Overwritten []Span
+	// Image, if set, is the bytes every memory the pool hands out starts
+	// with: each reserved memory maps it over its first Image.Len() bytes
+	// (see Image), and scrubbing restores them by dropping the pages the
+	// last user had of them, instead of clearing them. The pool does not
+	// close it; close it after the pool. A memory whose reservation failed
+	// (one backed by the Go heap) gets a copy of it instead.
+	Image *Image
 }
 
 // Span is a range of bytes of a linear memory: [Off, Off+Len).
@@ -179,6 +186,8 @@ type poolState struct {
 	lazy     bool // ScrubOnAllocate
 	// keepPages are the pages scrubbing leaves as they are (Overwritten).
 	keepPages []pageRange
+	// image starts every memory (PoolOptions.Image); nil for none.
+	image *Image
 
 	mu sync.Mutex
 	// idle holds the kept regions, least recently freed first.
@@ -205,6 +214,7 @@ func NewPool(opts PoolOptions) *Pool {
 		inline:   !opts.Background,
 		populate: opts.PopulateGrowth,
 		lazy:     opts.ScrubOnAllocate,
+		image:    opts.Image,
 	}
 	s.keepPages = wholePages(opts.Overwritten, s.pageSize)
 	if s.maxIdle == 0 {
@@ -232,7 +242,7 @@ func (p *Pool) Allocate(cap, max uint64) experimental.LinearMemory {
 	}
 	m, err := reserveMemory(max, s)
 	if err != nil {
-		return &Memory{max: max}
+		return &Memory{max: max, image: s.image}
 	}
 	s.mu.Lock()
 	s.stats.Fresh++
@@ -469,5 +479,15 @@ func (s *poolState) scrub(r *region) bool {
 	s.mu.Lock()
 	s.stats.ScrubbedBytes += end
 	s.mu.Unlock()
-	return scrubPages(r.mapping[:end], s.pageSize, s.keepPages) == nil
+	start := uint64(0)
+	if s.image != nil {
+		start = s.image.Len()
+		if s.image.file.restore(r.mapping[:start]) != nil {
+			return false
+		}
+	}
+	if end <= start {
+		return true
+	}
+	return scrubPages(r.mapping[start:end], s.pageSize, start/s.pageSize, s.keepPages) == nil
 }

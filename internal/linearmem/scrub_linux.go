@@ -33,12 +33,13 @@ var zeros [4096]byte
 // avoids a fault for a page that is resident only as a mapping of the
 // kernel's shared zero page (read, never written).
 //
-// A resident page in keep (page indexes from the start of b, sorted) is
-// left as it is: its next user overwrites it (PoolOptions.Overwritten).
-func scrubPages(b []byte, pageSize uint64, keep []pageRange) error {
+// first is the index of b's first page in the memory. A resident page in
+// keep (page indexes in the memory, sorted) is left as it is: its next
+// user overwrites it (PoolOptions.Overwritten).
+func scrubPages(b []byte, pageSize, first uint64, keep []pageRange) error {
 	var vec [mincoreChunk]byte
 	ps := int(pageSize)
-	base := 0 // page index of b[0] in the memory
+	base := int(first) // page index of b[0] in the memory
 	for len(b) > 0 {
 		chunk := b[:min(len(b), mincoreChunk*ps)]
 		b = b[len(chunk):]

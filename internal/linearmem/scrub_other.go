@@ -6,7 +6,7 @@ package linearmem
 // platforms have no mincore in golang.org/x/sys/unix, so the whole range is
 // replaced with fresh zero pages (zeroPages): correct, but the next user
 // faults the pages in again.
-func scrubPages(b []byte, _ uint64, _ []pageRange) error {
+func scrubPages(b []byte, _, _ uint64, _ []pageRange) error {
 	if len(b) == 0 {
 		return nil
 	}
