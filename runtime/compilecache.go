@@ -22,10 +22,14 @@ import (
 // its digest covers everything that determines it. A cache directory that
 // cannot be created, read or written never fails New: the module is then
 // compiled with the in-memory cache only.
-func compileEngine(ctx context.Context, module []byte, opts Options) (*quickjs.Engine, error) {
+//
+// The snapshot's constant pages (snapshotState.ConstantBytes) are shared by
+// every instance rather than copied into each (quickjs.Options.SharedImage).
+func compileEngine(ctx context.Context, snap *snapshot, opts Options) (*quickjs.Engine, error) {
 	ctx = experimental.WithCompilationWorkers(ctx, goruntime.GOMAXPROCS(0))
 	qopts := quickjs.Options{
-		Wasm:             module,
+		Wasm:             snap.module,
+		SharedImage:      snap.state.ConstantBytes,
 		MemoryLimitPages: opts.Limits.MemoryPages(),
 		// Prewarmed instances are made off the request path: let them pay
 		// for scrubbing the memories that runs give back.

@@ -112,7 +112,7 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	qe, err := compileEngine(ctx, snap.module, opts)
+	qe, err := compileEngine(ctx, snap, opts)
 	if err != nil {
 		return nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"time"
 
@@ -96,6 +97,16 @@ type Options struct {
 	// linearmem.PoolOptions): for a user that instantiates ahead of time,
 	// off its critical path, and closes on it.
 	ScrubOnAllocate bool
+	// SharedImage, if not zero, is how many bytes at the start of the
+	// memory the module's data segments write (rounded down to whole OS
+	// pages) are shared by every instance instead of copied into each:
+	// the engine takes them out of the module's data segments and maps
+	// them copy-on-write from one memory file (linearmem.Image). They
+	// should be bytes the guest reads little of and never writes, such as
+	// the module's constant data. Where that is not supported (an OS other
+	// than Linux, or a module that is not what splitImage reads), every
+	// instance copies them as usual.
+	SharedImage uint64
 }
 
 // Engine is one wazero runtime with the module compiled once. It is safe for
@@ -105,6 +116,9 @@ type Engine struct {
 	compiled wazero.CompiledModule
 	hasFuel  bool
 	alloc    experimental.MemoryAllocator
+	// image is the shared start of every instance's memory
+	// (Options.SharedImage), nil if none.
+	image *linearmem.Image
 	// config instantiates every instance: no name, no start functions,
 	// and a random source given, since wazero otherwise seeds a math/rand
 	// source (about 5 KB) per instance for a random_get that the module
@@ -132,20 +146,58 @@ func NewEngine(ctx context.Context, opts Options) (*Engine, error) {
 		cfg = cfg.WithCompilationCache(opts.Cache)
 	}
 	rt := wazero.NewRuntimeWithConfig(ctx, cfg)
+	module, image := sharedImage(opts.Wasm, opts.SharedImage)
 	e := &Engine{
 		rt: rt,
 		// The pool serves this module only, whose data segments wazero
 		// writes into every memory it hands out: scrubbing need not clear
 		// the pages they cover.
 		alloc: linearmem.NewPool(linearmem.PoolOptions{PopulateGrowth: true, ScrubOnAllocate: opts.ScrubOnAllocate,
-			Overwritten: dataSpans(opts.Wasm)}),
+			Overwritten: dataSpans(module), Image: image}),
+		image:  image,
 		config: wazero.NewModuleConfig().WithName("").WithStartFunctions().WithRandSource(rand.Reader),
 	}
-	if err := e.init(ctx, opts.Wasm); err != nil {
-		_ = rt.Close(ctx)
+	if err := e.init(ctx, module); err != nil {
+		_ = e.Close(ctx)
 		return nil, err
 	}
 	return e, nil
+}
+
+// sharedWindow is the unit the shared image is taken in: Linux maps the
+// pages of a file around the one a read faults on in aligned windows of
+// 64 KiB (fault_around_bytes), so a run that reads any of a window's pages
+// pays one fault for all of them; and the pages of a part window that every
+// run reads cost less to copy than to fault in.
+const sharedWindow = 64 << 10
+
+// sharedImage returns the module to compile and the image its instances
+// share (see Options.SharedImage): src and nil when n is 0 or sharing is
+// not possible.
+func sharedImage(src []byte, n uint64) ([]byte, *linearmem.Image) {
+	n -= n % sharedWindow
+	n -= n % uint64(os.Getpagesize())
+	if n == 0 {
+		return src, nil
+	}
+	rest, prefix, ok := splitImage(src, n)
+	if !ok {
+		return src, nil
+	}
+	im, err := linearmem.NewImage(prefix)
+	if err != nil {
+		return src, nil
+	}
+	return rest, im
+}
+
+// Shared reports how many bytes at the start of every instance's memory
+// are shared (Options.SharedImage); 0 when none are.
+func (e *Engine) Shared() uint64 {
+	if e.image == nil {
+		return 0
+	}
+	return e.image.Len()
 }
 
 func (e *Engine) init(ctx context.Context, wasm []byte) error {
@@ -205,6 +257,9 @@ func (e *Engine) Close(ctx context.Context) error {
 	err := e.rt.Close(ctx)
 	if p, ok := e.alloc.(*linearmem.Pool); ok {
 		p.Close() // after the instances have given their memories back
+	}
+	if e.image != nil {
+		_ = e.image.Close() // after the pool: no memory maps it any more
 	}
 	return err
 }

@@ -1,0 +1,74 @@
+package runtime
+
+import (
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"os"
+	"testing"
+	"unsafe"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/coderun/coderun/internal/quickjs"
+)
+
+// The engine's constant pages are shared, not copied: a run's memory maps
+// them from one file, so a run that never reads them (one that awaits a
+// binding) has none of them resident, and one that reads them (Unicode
+// case mapping reads the module's tables) reads the file's pages, which
+// are not its own.
+func TestConstantPagesShared(t *testing.T) {
+	const page = 4096
+	e := testEngine(t)
+	shared := e.qe.Shared()
+	require.Equal(t, uint64(64<<10), shared, "the engine shares the first 64 KiB window of its constant pages")
+	var start []byte
+	e.hooks.attached = func(in *quickjs.Instance) {
+		b, ok := in.Memory().Read(0, uint32(shared))
+		require.True(t, ok)
+		start = b
+	}
+	// states reads /proc/self/pagemap for the shared pages: present, and
+	// the memory's own (anonymous) rather than the file's.
+	states := func() (present, own int) {
+		f, err := os.Open("/proc/self/pagemap")
+		require.NoError(t, err)
+		defer f.Close()
+		n := len(start) / page
+		raw := make([]byte, 8*n)
+		_, err = f.ReadAt(raw, int64(uintptr(unsafe.Pointer(&start[0]))/page)*8)
+		require.NoError(t, err)
+		for i := range n {
+			v := binary.LittleEndian.Uint64(raw[8*i:])
+			if v>>63 == 1 {
+				present++
+				if v>>61&1 == 0 {
+					own++
+				}
+			}
+		}
+		return present, own
+	}
+
+	var waiting int = -1
+	bindings := []Binding{{Global: "tools", Functions: map[string]Func{
+		"wait": func(context.Context, json.RawMessage) (json.RawMessage, error) {
+			waiting, _ = states()
+			return json.RawMessage(`1`), nil
+		},
+	}}}
+	o, err := e.run(context.Background(), `return await tools.wait(0)`, bindings)
+	require.NoError(t, err)
+	require.Empty(t, o.Kind, o.Message)
+	require.Zero(t, waiting, "shared pages resident in a waiting run that never read them")
+
+	var present, own int
+	e.hooks.ended = func(*run) { present, own = states() }
+	o, err = e.run(context.Background(), `return "straße ǆ".toUpperCase()`, nil)
+	require.NoError(t, err)
+	require.Empty(t, o.Kind, o.Message)
+	require.Equal(t, `"STRASSE Ǆ"`, string(o.Value))
+	require.Positive(t, present, "the case tables were read")
+	require.Zero(t, own, "a page read is the file's, not the run's own copy")
+}
