@@ -14,10 +14,12 @@ import (
 )
 
 // The engine's constant pages are shared, not copied: a run's memory maps
-// them from one file, so a run that never reads them (one that awaits a
-// binding) has none of them resident, and one that reads them (Unicode
-// case mapping reads the module's tables) reads the file's pages, which
-// are not its own.
+// them from one file, so none of them is a run's own copy, whether the run
+// never reads them (one that awaits a binding) or reads them (Unicode case
+// mapping reads the module's tables). Copied, every one of them would be.
+// (Whether they are resident depends on who used the memory before: the
+// pool keeps the file's pages that a user only read mapped; see
+// linearmem's TestPoolImage for a fresh memory, which has none.)
 func TestConstantPagesShared(t *testing.T) {
 	const page = 4096
 	e := testEngine(t)
@@ -51,17 +53,17 @@ func TestConstantPagesShared(t *testing.T) {
 		return present, own
 	}
 
-	var waiting int = -1
+	waiting := -1
 	bindings := []Binding{{Global: "tools", Functions: map[string]Func{
 		"wait": func(context.Context, json.RawMessage) (json.RawMessage, error) {
-			waiting, _ = states()
+			_, waiting = states()
 			return json.RawMessage(`1`), nil
 		},
 	}}}
 	o, err := e.run(context.Background(), `return await tools.wait(0)`, bindings)
 	require.NoError(t, err)
 	require.Empty(t, o.Kind, o.Message)
-	require.Zero(t, waiting, "shared pages resident in a waiting run that never read them")
+	require.Zero(t, waiting, "shared pages that are a waiting run's own")
 
 	var present, own int
 	e.hooks.ended = func(*run) { present, own = states() }

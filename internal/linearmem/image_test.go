@@ -103,6 +103,43 @@ func TestPoolImage(t *testing.T) {
 	require.ErrorIs(t, err, unix.EPERM, "the sealed file is written")
 }
 
+// A memory whose user only read the image keeps the file's pages mapped
+// through the scrub (dropping them would cost every processor running the
+// process a TLB flush), and the next user reads the image; one page
+// written, and the scrub drops them all.
+func TestPoolImageKeepsPagesOnlyRead(t *testing.T) {
+	ps := os.Getpagesize()
+	img := imageBytes(4)
+	im := newImage(t, img)
+	p := newPool(t, linearmem.PoolOptions{MaxIdle: 1, Image: im})
+	m := allocate(t, p, 1<<20)
+	buf := m.Reallocate(uint64(8 * ps))
+	sum := 0
+	for i := 0; i < len(img); i += ps {
+		sum += int(buf[i])
+	}
+	require.Positive(t, sum)
+	m.Free()
+
+	m = allocate(t, p, 1<<20)
+	require.Equal(t, uint64(1), p.Stats().Reused)
+	buf = m.Reallocate(uint64(8 * ps))
+	for i, s := range pageStates(t, buf[:len(img)]) {
+		require.True(t, s.present && !s.own, "page %d: the file's, still mapped", i)
+	}
+	require.True(t, bytes.Equal(img, buf[:len(img)]))
+	buf[3*ps] = 0
+	m.Free()
+
+	m = allocate(t, p, 1<<20)
+	buf = m.Reallocate(uint64(8 * ps))
+	for i, s := range pageStates(t, buf[:len(img)]) {
+		require.False(t, s.present, "page %d: dropped after a write", i)
+	}
+	require.True(t, bytes.Equal(img, buf[:len(img)]), "the written page restored")
+	m.Free()
+}
+
 // A pool whose reservation fails hands out a heap-backed memory: it gets a
 // copy of the image instead, as far as it grows.
 func TestHeapMemoryGetsTheImage(t *testing.T) {
