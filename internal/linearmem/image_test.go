@@ -32,6 +32,14 @@ func newImage(t *testing.T, b []byte) *linearmem.Image {
 	return im
 }
 
+// imagePool is a pool keeping one memory, whose memories start with an
+// image of n pages, and that image's bytes.
+func imagePool(t *testing.T, n int) ([]byte, *linearmem.Pool) {
+	t.Helper()
+	img := imageBytes(n)
+	return img, newPool(t, linearmem.PoolOptions{MaxIdle: 1, Image: newImage(t, img)})
+}
+
 // pageState is what /proc/self/pagemap says of one page of this process:
 // mapped at all, and whether it is the memory's own anonymous page (a copy
 // written on, or a page never backed by a file) rather than a page of a
@@ -109,9 +117,7 @@ func TestPoolImage(t *testing.T) {
 // written, and the scrub drops them all.
 func TestPoolImageKeepsPagesOnlyRead(t *testing.T) {
 	ps := os.Getpagesize()
-	img := imageBytes(4)
-	im := newImage(t, img)
-	p := newPool(t, linearmem.PoolOptions{MaxIdle: 1, Image: im})
+	img, p := imagePool(t, 4)
 	m := allocate(t, p, 1<<20)
 	buf := m.Reallocate(uint64(8 * ps))
 	sum := 0
@@ -144,9 +150,7 @@ func TestPoolImageKeepsPagesOnlyRead(t *testing.T) {
 // copy of the image instead, as far as it grows.
 func TestHeapMemoryGetsTheImage(t *testing.T) {
 	ps := os.Getpagesize()
-	img := imageBytes(3)
-	im := newImage(t, img)
-	p := newPool(t, linearmem.PoolOptions{Image: im})
+	img, p := imagePool(t, 3)
 	m, ok := p.Allocate(0, 1<<62).(*linearmem.Memory) // too large to reserve
 	require.True(t, ok)
 	require.False(t, m.Mapped())
@@ -162,9 +166,7 @@ func TestHeapMemoryGetsTheImage(t *testing.T) {
 // restore the image.
 func TestDiscardOverImage(t *testing.T) {
 	ps := os.Getpagesize()
-	img := imageBytes(2)
-	im := newImage(t, img)
-	p := newPool(t, linearmem.PoolOptions{Image: im})
+	img, p := imagePool(t, 2)
 	m := allocate(t, p, 1<<20)
 	buf := m.Reallocate(uint64(4 * ps))
 	clear(buf[2*ps:])

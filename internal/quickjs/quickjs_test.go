@@ -201,15 +201,10 @@ func TestWarmStackSize(t *testing.T) {
 	ctx := context.Background()
 	e := dispatcherEngine(t)
 	stack := func(in *Instance) int { return nativeStack(t, in) }
-	for _, tc := range []struct {
-		deep bool
-		want int
-	}{{false, 40 << 10}, {true, 80 << 10}} {
+	for _, tc := range warmSizes {
 		t.Run(fmt.Sprintf("deep=%v", tc.deep), func(t *testing.T) {
-			in, err := e.Instantiate(ctx, &nopHost{})
-			require.NoError(t, err)
-			t.Cleanup(func() { _ = in.Close(ctx) })
-			_, err = in.invoke(wasm.DispatchMalloc, 16)
+			in := instance(t, e)
+			_, err := in.invoke(wasm.DispatchMalloc, 16)
 			require.NoError(t, err)
 			require.Equal(t, 10240, stack(in), "wazero's initial stack")
 			require.NoError(t, in.Warm(tc.deep))
@@ -230,6 +225,22 @@ func TestWarmStackSize(t *testing.T) {
 			require.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(tc.want+tc.want/8), "bytes allocated by Warm")
 		})
 	}
+}
+
+// warmSizes are the native stack sizes Warm grows to, shallow and deep.
+var warmSizes = []struct {
+	deep bool
+	want int
+}{{false, 40 << 10}, {true, 80 << 10}}
+
+// instance is a new instance of e, closed when the test ends.
+func instance(t *testing.T, e *Engine) *Instance {
+	t.Helper()
+	ctx := context.Background()
+	in, err := e.Instantiate(ctx, &nopHost{})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = in.Close(ctx) })
+	return in
 }
 
 // dispatcherEngine is an engine of the pristine module with the
@@ -266,16 +277,10 @@ func nativeStack(t *testing.T, in *Instance) int {
 // Warm gave it (and so grows, and overflows, the same way). An instance
 // that was never warmed keeps its stack: a new one would not be warm.
 func TestReleaseStack(t *testing.T) {
-	ctx := context.Background()
 	e := dispatcherEngine(t)
-	for _, tc := range []struct {
-		deep bool
-		want int
-	}{{false, 40 << 10}, {true, 80 << 10}} {
+	for _, tc := range warmSizes {
 		t.Run(fmt.Sprintf("deep=%v", tc.deep), func(t *testing.T) {
-			in, err := e.Instantiate(ctx, &nopHost{})
-			require.NoError(t, err)
-			t.Cleanup(func() { _ = in.Close(ctx) })
+			in := instance(t, e)
 			require.NoError(t, in.Warm(tc.deep))
 			for range 2 {
 				in.ReleaseStack()
@@ -288,10 +293,8 @@ func TestReleaseStack(t *testing.T) {
 		})
 	}
 	t.Run("never warmed", func(t *testing.T) {
-		in, err := e.Instantiate(ctx, &nopHost{})
-		require.NoError(t, err)
-		t.Cleanup(func() { _ = in.Close(ctx) })
-		_, err = in.malloc(16)
+		in := instance(t, e)
+		_, err := in.malloc(16)
 		require.NoError(t, err)
 		in.ReleaseStack()
 		require.Len(t, in.calls, 1, "kept")
