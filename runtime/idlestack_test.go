@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	goruntime "runtime"
@@ -154,4 +155,39 @@ return sum`
 		require.Equal(t, "11175", string(o.Value))
 	}
 	require.Positive(t, releases.Load(), "no wait outlasted the idle time")
+}
+
+// A caller that gives up on a run stuck in an inline call (its binding
+// ignores ctx) after the idle timer released the run's stack takes the run
+// over from the timer's handshake: the run ends as an abort at once, and
+// every goroutine leaves when the binding returns (run with -race).
+func TestAbandonedRunAfterStackRelease(t *testing.T) {
+	e := testEngine(t)
+	e.hooks.stackIdle = 100 * time.Microsecond
+	var releases int32 = -1
+	e.hooks.ended = func(r *run) { releases = r.releases.Load() }
+	before := goruntime.NumGoroutine()
+	release := make(chan struct{})
+	entered := make(chan struct{}, 1)
+	bindings := []Binding{{Global: "tools", Functions: map[string]Func{
+		"hang": func(context.Context, json.RawMessage) (json.RawMessage, error) {
+			entered <- struct{}{}
+			<-release
+			return json.RawMessage(`"late"`), nil
+		},
+	}}}
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	go func() {
+		<-entered
+		time.Sleep(20 * time.Millisecond) // far past the idle time
+		cancel(errors.New("caller gave up"))
+	}()
+	o, err := e.run(ctx, `return await tools.hang(0)`, bindings)
+	require.NoError(t, err)
+	require.Equal(t, KindAbort, o.Kind)
+	require.Equal(t, "caller gave up", o.Message)
+	require.Positive(t, releases, "the stack was released before the caller gave up")
+	close(release)
+	waitGoroutines(t, before)
 }
