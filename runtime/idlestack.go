@@ -14,8 +14,10 @@ import (
 // (quickjs.Instance.ReleaseStack): an idle timer releases it from its own
 // goroutine while the run waits, and the run's next call into the instance
 // warms a new one. Runs that wait less than stackIdle never pay for the new
-// stack (a few microseconds); a run that waits longer pays that at most once
-// per wait of at least stackIdle. The run's memory account still covers the
+// stack; a run that waits longer pays for it once per such wait: allocating
+// and zeroing 90 KiB of Go heap, which on a VM whose first touch of a page
+// is slow can take a few hundred microseconds of CPU, a few percent of a
+// wait of stackIdle at worst. The run's memory account still covers the
 // stack as large as it grew, so the bound on a run's host memory is the same
 // with or without the release.
 //
@@ -26,8 +28,11 @@ const (
 	stackReleasing        // the idle timer is releasing it
 )
 
-// stackIdle is how long a run waits before its native stack is released.
-const stackIdle = time.Millisecond
+// stackIdle is how long a run waits before its native stack is released:
+// long enough that a new stack costs little against the wait, short
+// enough that a waiting run holds its 80 KiB for little longer than it
+// takes a typical tool call to answer.
+const stackIdle = 10 * time.Millisecond
 
 // park is called by the run's goroutine before it waits, with no call into
 // the instance in progress: from here until hold, the idle timer may
