@@ -74,3 +74,25 @@ func TestConstantPagesShared(t *testing.T) {
 	require.Positive(t, present, "the case tables were read")
 	require.Zero(t, own, "a page read is the file's, not the run's own copy")
 }
+
+// An engine's shared image holds two file descriptors (the memory file and
+// the page map); closing the engine closes both: engines made and closed
+// one after another leave the process's descriptors as they were.
+func TestEngineCloseReleasesImageFiles(t *testing.T) {
+	count := func() int {
+		ents, err := os.ReadDir("/proc/self/fd")
+		require.NoError(t, err)
+		return len(ents)
+	}
+	e := testEngine(t) // the compiled engine cached, as for the ones below
+	require.Positive(t, e.qe.Shared())
+	before := count()
+	for range 5 {
+		e, err := New(context.Background(), Options{Limits: e.limits, CacheDir: testCacheDir(t)})
+		require.NoError(t, err)
+		require.Positive(t, e.qe.Shared())
+		require.Greater(t, count(), before, "an open engine holds its image's files")
+		require.NoError(t, e.Close(context.Background()))
+	}
+	require.LessOrEqual(t, count(), before, "descriptors left by closed engines")
+}

@@ -191,3 +191,48 @@ func TestAbandonedRunAfterStackRelease(t *testing.T) {
 	close(release)
 	waitGoroutines(t, before)
 }
+
+// The idle timer costs a waiting run no goroutine: 20 runs waiting long
+// past the idle time (their stacks released) hold the goroutines of the
+// runs themselves and nothing more, and all of them leave with the runs.
+func TestReleasedStacksCostNoGoroutine(t *testing.T) {
+	const runs = 20
+	e := testEngine(t)
+	e.hooks.stackIdle = 100 * time.Microsecond
+	var released atomic.Int32
+	e.hooks.ended = func(r *run) { released.Add(r.releases.Load()) }
+	before := goruntime.NumGoroutine()
+	entered := make(chan struct{}, runs)
+	release := make(chan struct{})
+	bindings := []Binding{{Global: "tools", Functions: map[string]Func{
+		"wait": func(context.Context, json.RawMessage) (json.RawMessage, error) {
+			entered <- struct{}{}
+			<-release
+			return json.RawMessage(`1`), nil
+		},
+	}}}
+	done := make(chan error, runs)
+	for range runs {
+		go func() {
+			o, err := e.run(context.Background(), `return await tools.wait(0)`, bindings)
+			if err == nil && o.Kind != "" {
+				err = errors.New(o.Message)
+			}
+			done <- err
+		}()
+	}
+	for range runs {
+		<-entered
+	}
+	time.Sleep(20 * time.Millisecond) // every idle timer has fired
+	// Per run: the goroutine that called run and the run's own, which is
+	// in the binding call.
+	waiting := goruntime.NumGoroutine()
+	close(release)
+	for range runs {
+		require.NoError(t, <-done)
+	}
+	require.LessOrEqual(t, waiting, before+2*runs+2, "goroutines while %d runs wait", runs)
+	require.Equal(t, int32(runs), released.Load(), "every waiting run released its stack once")
+	waitGoroutines(t, before)
+}
