@@ -41,7 +41,6 @@ func (r *run) park() {
 	if r.in == nil {
 		return
 	}
-	r.parked = true
 	r.stack.Store(stackParked)
 	d := stackIdle
 	if r.e.hooks.stackIdle != 0 {
@@ -59,10 +58,9 @@ func (r *run) park() {
 // returns once the timer is not releasing the stack, which takes no longer
 // than clearing a slice.
 func (r *run) hold() {
-	if !r.parked {
-		return
+	if r.stack.Load() == stackHeld {
+		return // never parked (no instance yet), or taken back already
 	}
-	r.parked = false
 	r.idle.Stop()
 	for !r.stack.CompareAndSwap(stackParked, stackHeld) {
 		goruntime.Gosched()

@@ -137,10 +137,9 @@ type run struct {
 	inline   atomic.Int32
 
 	// The instance's native stack while the run waits (see idlestack.go):
-	// parked is set by park and cleared by hold; stack is the handshake
-	// with the idle timer, idle; givenBack is what releases have reported
-	// to the engine's giveBack, releases how many there were.
-	parked    bool
+	// stack is the handshake with the idle timer, idle (stackHeld unless
+	// the run is parked); givenBack is what releases have reported to the
+	// engine's giveBack, releases how many there were.
 	stack     atomic.Int32
 	idle      *time.Timer
 	givenBack int64
