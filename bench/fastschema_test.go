@@ -138,6 +138,7 @@ type fastschemaAnswer struct {
 	NS        *int64   `json:"ns"`
 	HeapBytes *float64 `json:"heap_bytes"`
 	RSSBytes  *float64 `json:"rss_bytes"`
+	PSSBytes  *float64 `json:"pss_bytes"`
 	Error     string   `json:"error"`
 }
 

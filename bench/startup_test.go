@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -41,8 +42,9 @@ func BenchmarkThroughput(b *testing.B) {
 }
 
 // BenchmarkIdleRunRSS keeps 50 runs alive at once, each waiting on a
-// binding, and reports the growth of the process's resident memory and of
-// its live Go heap per live run. Issue #5's goal: at most 1 MiB per idle
+// binding, and reports the growth of the process's resident memory (RSS,
+// and its proportional share, PSS: see growth) and of its live Go heap
+// per live run. Issue #5's goal: at most 1 MiB per idle
 // run.
 func BenchmarkIdleRunRSS(b *testing.B) {
 	rt, err := coderun.New(coderun.DefaultConfig())
@@ -61,6 +63,7 @@ func BenchmarkIdleRunRSS(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.ReportMetric(g.rss/1024, "KiB/idle-run")
+		b.ReportMetric(g.pss/1024, "pss-KiB/idle-run")
 		b.ReportMetric(g.heap/1024, "heap-KiB/idle-run")
 	}
 }
@@ -68,8 +71,12 @@ func BenchmarkIdleRunRSS(b *testing.B) {
 // idleRuns is how many runs idleGrowth keeps alive at once.
 const idleRuns = 50
 
-// growth is how much memory each live run adds, in bytes.
-type growth struct{ heap, rss float64 }
+// growth is how much memory each live run adds, in bytes: of the live Go
+// heap, of the resident set (RSS), and of the proportional set size (PSS).
+// RSS counts a page once for every mapping of it, so a page of a file
+// that 50 runs map counts 50 times; PSS counts it once, divided among
+// them, and is the memory the runs take from the machine.
+type growth struct{ heap, rss, pss float64 }
 
 // idleProgram awaits tools.wait and returns what it resolves to, 1: a run
 // that holds nothing of its own while it waits.
@@ -104,7 +111,7 @@ func idleGrowth(n int, p workload, run func(workload) (string, error)) (growth, 
 		return json.RawMessage(`1`), nil
 	}
 	errs := make(chan error, n)
-	heap0, rss0, err := memoryInUse()
+	heap0, rss0, pss0, err := memoryInUse()
 	if err != nil {
 		return growth{}, err
 	}
@@ -127,28 +134,51 @@ func idleGrowth(n int, p workload, run func(workload) (string, error)) (growth, 
 		}
 	}
 	time.Sleep(50 * time.Millisecond)
-	heap1, rss1, err := memoryInUse()
+	heap1, rss1, pss1, err := memoryInUse()
 	close(release)
 	for range n {
 		if e := <-errs; e != nil && err == nil {
 			err = e
 		}
 	}
-	return growth{heap: float64(heap1-heap0) / float64(n), rss: float64(rss1-rss0) / float64(n)}, err
+	per := func(a, b int64) float64 { return float64(b-a) / float64(n) }
+	return growth{heap: per(heap0, heap1), rss: per(rss0, rss1), pss: per(pss0, pss1)}, err
 }
 
 // memoryInUse collects garbage, returns freed memory to the system and
-// reads the live Go heap and the process's resident set size, in bytes.
-func memoryInUse() (heap, rss int64, err error) {
+// reads the live Go heap, the resident set size and the proportional set
+// size (see growth), in bytes.
+func memoryInUse() (heap, rss, pss int64, err error) {
 	debug.FreeOSMemory()
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	raw, err := os.ReadFile("/proc/self/statm")
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, 0, err
 	}
 	pages, err := strconv.ParseInt(strings.Fields(string(raw))[1], 10, 64)
-	return int64(ms.HeapAlloc), pages * int64(os.Getpagesize()), err
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	pss, err = readPss()
+	return int64(ms.HeapAlloc), pages * int64(os.Getpagesize()), pss, err
+}
+
+// readPss reads this process's proportional set size from
+// /proc/self/smaps_rollup, in bytes.
+func readPss() (int64, error) {
+	raw, err := os.ReadFile("/proc/self/smaps_rollup")
+	if err != nil {
+		return 0, err
+	}
+	for line := range strings.Lines(string(raw)) {
+		f := strings.Fields(line)
+		if len(f) == 3 && f[0] == "Pss:" && f[2] == "kB" {
+			kb, err := strconv.ParseInt(f[1], 10, 64)
+			return kb << 10, err
+		}
+	}
+	return 0, errors.New("no Pss line in /proc/self/smaps_rollup")
 }
 
 // BenchmarkNew measures coderun.New with an empty cache directory (cold)

@@ -331,24 +331,30 @@ func parallelEngine(e engine, n int, window time.Duration) engine {
 // and of runs of the 20-line program suspended before it returns
 // (suspendedProgram).
 func (e *tableEnv) idle() ([]tableRow, error) {
-	heap, rss, err := e.idleRows(idleProgram)
+	idle, err := e.idleRows(idleProgram)
 	if err != nil {
 		return nil, err
 	}
-	heap.label = fmt.Sprintf("Go heap per idle run (%d alive, each awaiting a blocked binding) ⁵", idleRuns)
-	rss.label = fmt.Sprintf("RSS per idle run (%d alive, each awaiting a blocked binding) ⁵", idleRuns)
-	_, suspended, err := e.idleRows(suspendedProgram())
+	alive := fmt.Sprintf("(%d alive, each awaiting a blocked binding)", idleRuns)
+	idle[0].label = "Go heap per idle run " + alive + " ⁵"
+	idle[1].label = "RSS per idle run " + alive + " ⁵"
+	idle[2].label = "PSS per idle run " + alive + " ⁵"
+	suspended, err := e.idleRows(suspendedProgram())
 	if err != nil {
 		return nil, err
 	}
-	suspended.label = fmt.Sprintf("RSS per suspended 20-line program (%d alive, each awaiting a blocked binding before it returns) ⁵", idleRuns)
-	return []tableRow{heap, rss, suspended}, nil
+	alive = fmt.Sprintf("(%d alive, each awaiting a blocked binding before it returns)", idleRuns)
+	suspended[1].label = "RSS per suspended 20-line program " + alive + " ⁵"
+	suspended[2].label = "PSS per suspended 20-line program " + alive + " ⁵"
+	return []tableRow{idle[0], idle[1], idle[2], suspended[1], suspended[2]}, nil
 }
 
 // idleRows measures idleGrowth of p on every engine, tableIdleRounds times
-// in rotating order, and returns the rows of the medians of the Go heap
-// and the RSS growth per run (labels left to the caller).
-func (e *tableEnv) idleRows(p workload) (heap, rss tableRow, err error) {
+// in rotating order, and returns the rows of the medians of the Go heap,
+// the RSS and the PSS growth per run, in that order (labels left to the
+// caller).
+func (e *tableEnv) idleRows(p workload) ([3]tableRow, error) {
+	var rows [3]tableRow
 	proc := e.fs.start(e.b, p, "-mode", "idle", "-runs", strconv.Itoa(idleRuns))
 	measures := []func() (growth, error){
 		func() (growth, error) {
@@ -358,34 +364,35 @@ func (e *tableEnv) idleRows(p workload) (heap, rss tableRow, err error) {
 		func() (growth, error) { return idleGrowth(idleRuns, p, runModernc) },
 		func() (growth, error) {
 			a, err := proc.request()
-			if err == nil && (a.HeapBytes == nil || a.RSSBytes == nil) {
+			if err == nil && (a.HeapBytes == nil || a.RSSBytes == nil || a.PSSBytes == nil) {
 				err = fmt.Errorf("fastschema peer answered %+v, want memory figures", a)
 			}
 			if err != nil {
 				return growth{}, err
 			}
-			return growth{heap: *a.HeapBytes, rss: *a.RSSBytes}, nil
+			return growth{heap: *a.HeapBytes, rss: *a.RSSBytes, pss: *a.PSSBytes}, nil
 		},
 	}
-	heaps := make([][]time.Duration, len(measures)) // bytes, kept as durations for median
-	rsss := make([][]time.Duration, len(measures))
+	samples := make([][3][]time.Duration, len(measures)) // bytes, kept as durations for median
 	for round := range tableIdleRounds {
 		for k := range measures {
 			i := (round + k) % len(measures)
 			g, err := measures[i]()
 			if err != nil {
-				return tableRow{}, tableRow{}, fmt.Errorf("idle runs, %s: %w", tableEngines[i], err)
+				return rows, fmt.Errorf("idle runs, %s: %w", tableEngines[i], err)
 			}
-			heaps[i] = append(heaps[i], time.Duration(g.heap))
-			rsss[i] = append(rsss[i], time.Duration(g.rss))
+			for j, v := range [3]float64{g.heap, g.rss, g.pss} {
+				samples[i][j] = append(samples[i][j], time.Duration(v))
+			}
 		}
 	}
-	heap, rss = tableRow{show: showBytes}, tableRow{show: showBytes}
-	for i := range measures {
-		heap.cells = append(heap.cells, tableCell{v: float64(median(heaps[i]))})
-		rss.cells = append(rss.cells, tableCell{v: float64(median(rsss[i]))})
+	for j := range rows {
+		rows[j] = tableRow{show: showBytes}
+		for i := range measures {
+			rows[j].cells = append(rows[j].cells, tableCell{v: float64(median(samples[i][j]))})
+		}
 	}
-	return heap, rss, nil
+	return rows, nil
 }
 
 // newTimes times coderun.New with an empty cache directory and with the

@@ -34,7 +34,7 @@
 // throughput); answers then come in the order the samples end.
 //
 //	{"ns": 1234567}                  one sample
-//	{"heap_bytes": 12.5, "rss_bytes": 123.5}   one idle sample, per runtime
+//	{"heap_bytes": 12.5, "rss_bytes": 123.5, "pss_bytes": 99.5}   one idle sample, per runtime
 //	{"error": "..."}                 a failed sample
 //	{"samples": 5, "median_ns": 1234567}
 package main
@@ -99,9 +99,9 @@ func main() {
 	sample := func() {
 		var err error
 		if r.mode == "idle" {
-			var heap, rss float64
-			if heap, rss, err = r.idle(); err == nil {
-				answer(map[string]float64{"heap_bytes": heap, "rss_bytes": rss}, 0)
+			var heap, rss, pss float64
+			if heap, rss, pss, err = r.idle(); err == nil {
+				answer(map[string]float64{"heap_bytes": heap, "rss_bytes": rss, "pss_bytes": pss}, 0)
 				return
 			}
 		} else {
@@ -200,12 +200,13 @@ func (r runner) abort() (time.Duration, error) {
 
 // idle makes r.runs runtimes at once, each awaiting its wait host function,
 // which blocks until all are waiting, and returns the growth of the live
-// Go heap and of the resident set per runtime.
-func (r runner) idle() (heap, rss float64, err error) {
+// Go heap, of the resident set and of the proportional set size per
+// runtime.
+func (r runner) idle() (heap, rss, pss float64, err error) {
 	release := make(chan struct{})
 	entered := make(chan struct{}, r.runs)
 	errs := make(chan error, r.runs)
-	heap0, rss0 := memory()
+	heap0, rss0, pss0 := memory()
 	for range r.runs {
 		go func() {
 			_, err := r.evaluate(context.Background(), nil, func(ctx *qjs.Context) {
@@ -224,11 +225,11 @@ func (r runner) idle() (heap, rss float64, err error) {
 			k++
 		case err := <-errs:
 			close(release)
-			return 0, 0, fmt.Errorf("a run ended before its wait call: %v", err)
+			return 0, 0, 0, fmt.Errorf("a run ended before its wait call: %v", err)
 		}
 	}
 	time.Sleep(50 * time.Millisecond)
-	heap1, rss1 := memory()
+	heap1, rss1, pss1 := memory()
 	close(release)
 	for range r.runs {
 		if e := <-errs; e != nil && err == nil {
@@ -236,21 +237,31 @@ func (r runner) idle() (heap, rss float64, err error) {
 		}
 	}
 	n := float64(r.runs)
-	return float64(heap1-heap0) / n, float64(rss1-rss0) / n, err
+	return float64(heap1-heap0) / n, float64(rss1-rss0) / n, float64(pss1-pss0) / n, err
 }
 
 // memory collects garbage, returns freed memory to the system and reads
-// the live Go heap and the resident set size, in bytes.
-func memory() (heap, rss int64) {
+// the live Go heap, the resident set size and the proportional set size
+// (a page mapped n times counts 1/n each time), in bytes; 0 for a figure
+// it cannot read.
+func memory() (heap, rss, pss int64) {
 	debug.FreeOSMemory()
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
-	raw, err := os.ReadFile("/proc/self/statm")
-	if err != nil {
-		return int64(ms.HeapAlloc), 0
+	heap = int64(ms.HeapAlloc)
+	if raw, err := os.ReadFile("/proc/self/statm"); err == nil {
+		pages, _ := strconv.ParseInt(strings.Fields(string(raw))[1], 10, 64)
+		rss = pages * int64(os.Getpagesize())
 	}
-	pages, _ := strconv.ParseInt(strings.Fields(string(raw))[1], 10, 64)
-	return int64(ms.HeapAlloc), pages * int64(os.Getpagesize())
+	if raw, err := os.ReadFile("/proc/self/smaps_rollup"); err == nil {
+		for line := range strings.Lines(string(raw)) {
+			if f := strings.Fields(line); len(f) == 3 && f[0] == "Pss:" {
+				kb, _ := strconv.ParseInt(f[1], 10, 64)
+				pss = kb << 10
+			}
+		}
+	}
+	return heap, rss, pss
 }
 
 // evaluate runs the script in a fresh runtime made with ctx and returns
