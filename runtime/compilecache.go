@@ -23,13 +23,13 @@ import (
 // cannot be created, read or written never fails New: the module is then
 // compiled with the in-memory cache only.
 //
-// The snapshot's constant pages (snapshotState.ConstantBytes) are shared by
-// every instance rather than copied into each (quickjs.Options.SharedImage).
+// The snapshot's image is shared by every instance rather than copied into
+// each (quickjs.Options.ShareImage).
 func compileEngine(ctx context.Context, snap *snapshot, opts Options) (*quickjs.Engine, error) {
 	ctx = experimental.WithCompilationWorkers(ctx, goruntime.GOMAXPROCS(0))
 	qopts := quickjs.Options{
 		Wasm:             snap.module,
-		SharedImage:      snap.state.ConstantBytes,
+		ShareImage:       true,
 		MemoryLimitPages: opts.Limits.MemoryPages(),
 		// Prewarmed instances are made off the request path: let them pay
 		// for scrubbing the memories that runs give back.

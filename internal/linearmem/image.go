@@ -1,31 +1,62 @@
 package linearmem
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
 	"sync"
+	"sync/atomic"
 )
 
 // An Image is the bytes every memory of a Pool starts with, shared by all
 // of them (PoolOptions.Image): on Linux they are held once, in a sealed
-// memory file, and every memory maps that file privately over its first
-// bytes, so that a memory reads them without a copy of its own; a page
-// becomes the memory's own (copied on write) only when it is written, and
-// resident in it only when it is read. Scrubbing a freed memory drops its
-// own copies, so the next user reads the image again.
+// memory file, and every memory maps that file privately over its start,
+// so that a memory reads them without a copy of its own; a page becomes
+// the memory's own (copied on write) only when it is written. Scrubbing a
+// freed memory copies the image's bytes back over the pages it wrote,
+// which stay its own, resident for the next user; the pages it only read
+// stay the file's.
 //
-// It suits bytes that most users read little of and never write: a
-// module's constant data. A page that is written costs a copy-on-write
-// fault (about as much as copying the page), and a page that is read counts
-// in the resident set of each memory that read it, shared or not.
+// Long runs of zero pages in the image (gapPages or more) are not mapped:
+// they are the memory's own anonymous pages, as beyond the image, so that
+// a large zero stretch (such as a guest's stack) costs neither file pages
+// nor a scan of them on each scrub.
+//
+// A page that is written costs a copy-on-write fault the first time a
+// memory writes it (about as much as copying the page); if the memory had
+// read the page before, mapping the file's, the copy also costs a TLB
+// flush on every other processor running the process, which on a virtual
+// machine is an interrupt and an exit to the hypervisor each. So the image
+// learns which pages its memories' users write (scrubbing finds them) and
+// a memory reserved afterwards writes those pages at once, before its user
+// can read them: a copy-on-write of a page not yet mapped needs no flush.
+// A page that is read counts in the resident set of each memory that maps
+// it (the kernel's RSS counts a shared page once per mapping), but is held
+// once (its proportional share, PSS, is divided among them).
 type Image struct {
-	bytes []byte // a copy, for the memories that cannot map the file
-	file  imageFile
+	// ranges are the parts of the image that are mapped from the file,
+	// in address order, page-aligned; the bytes between them are zero.
+	ranges []imageRange
+	length uint64
+	file   imageFile
+	// written are the pages (by index in the memory) that scrubbing has
+	// found a user wrote.
+	written pageSet
 
 	mu     sync.Mutex
 	closed bool
 }
+
+// imageRange is a part of an Image mapped from its file: bytes at off.
+type imageRange struct {
+	off   uint64
+	bytes []byte
+}
+
+// gapPages is the least number of consecutive zero pages of an Image that
+// is left out of its mapped ranges.
+const gapPages = 16
 
 // ErrImageUnsupported is returned by NewImage on platforms without memory
 // files (all but Linux).
@@ -40,15 +71,59 @@ func NewImage(b []byte) (*Image, error) {
 	if len(b) == 0 || len(b)%pageSize != 0 {
 		return nil, fmt.Errorf("linearmem: an image of %d bytes is not a positive multiple of the page size (%d)", len(b), pageSize)
 	}
-	f, err := newImageFile(b)
+	ranges := imageRanges(b, pageSize)
+	f, err := newImageFile(uint64(len(b)), ranges)
 	if err != nil {
 		return nil, err
 	}
-	return &Image{bytes: append([]byte(nil), b...), file: f}, nil
+	pages := len(b) / pageSize
+	return &Image{ranges: ranges, length: uint64(len(b)), file: f, written: make(pageSet, (pages+63)/64)}, nil
 }
 
-// Len returns the image's length in bytes.
-func (im *Image) Len() uint64 { return uint64(len(im.bytes)) }
+// pageSet is a set of page indexes, safe for concurrent use.
+type pageSet []atomic.Uint64
+
+func (s pageSet) add(i int) {
+	w, bit := &s[i/64], uint64(1)<<(i%64)
+	if w.Load()&bit == 0 {
+		w.Or(bit)
+	}
+}
+
+func (s pageSet) has(i int) bool { return s[i/64].Load()&(uint64(1)<<(i%64)) != 0 }
+
+// imageRanges splits b into the ranges an Image maps: every page, less the
+// runs of gapPages or more zero pages (and the zero pages at either end).
+// Each range's bytes are a copy.
+func imageRanges(b []byte, pageSize int) []imageRange {
+	n := len(b) / pageSize
+	zero := func(i int) bool { return isZero(b[i*pageSize : (i+1)*pageSize]) }
+	var ranges []imageRange
+	for i := 0; i < n; {
+		for i < n && zero(i) {
+			i++
+		}
+		if i == n {
+			break
+		}
+		start, end := i, i+1 // end: past the last non-zero page so far
+		for j := i + 1; j < n && j-end < gapPages; j++ {
+			if !zero(j) {
+				end = j + 1
+			}
+		}
+		ranges = append(ranges, imageRange{
+			off:   uint64(start * pageSize),
+			bytes: append([]byte(nil), b[start*pageSize:end*pageSize]...),
+		})
+		i = end
+	}
+	return ranges
+}
+
+// Len returns the image's length in bytes: a memory's bytes past it are
+// not the image's.
+func (im *Image) Len() uint64 { return im.length }
 
 // Close releases the image's file. Memories that mapped it keep their
 // mappings (the kernel keeps the file while they exist); a Pool must not
@@ -63,8 +138,8 @@ func (im *Image) Close() error {
 	return im.file.close()
 }
 
-// mapOver maps the image privately over the first Len bytes of b, a
-// reservation of at least that many bytes, readable and writable.
+// mapOver maps the image's ranges privately over b, a reservation of at
+// least Len bytes, readable and writable.
 func (im *Image) mapOver(b []byte) error {
 	if uint64(len(b)) < im.Len() {
 		return fmt.Errorf("linearmem: a reservation of %d bytes cannot hold an image of %d", len(b), im.Len())
@@ -74,5 +149,58 @@ func (im *Image) mapOver(b []byte) error {
 	if im.closed {
 		return errors.New("linearmem: the image is closed")
 	}
-	return im.file.mapOver(b[:im.Len()])
+	ps := os.Getpagesize()
+	for _, r := range im.ranges {
+		if err := im.file.mapOver(b[r.off:r.off+uint64(len(r.bytes))], r.off); err != nil {
+			return err
+		}
+		// Write the pages users are known to write, as they are: each
+		// becomes the memory's own copy of the file's page.
+		for k := 0; k < len(r.bytes); k += ps {
+			if off := int(r.off) + k; im.written.has(off / ps) {
+				b[off] = r.bytes[k]
+			}
+		}
+	}
+	return nil
+}
+
+// restore makes the image's ranges of mapping, a memory that mapOver
+// mapped, read as the image again, and adds the pages its user wrote to
+// im.written (see imageFile.restore).
+func (im *Image) restore(mapping []byte) {
+	ps := os.Getpagesize()
+	for _, r := range im.ranges {
+		end := r.off + uint64(len(r.bytes))
+		im.file.restore(mapping[r.off:end], r.bytes, im.written, int(r.off)/ps)
+	}
+}
+
+// copyTo writes the image's bytes at and after off into b, which holds the
+// memory's bytes from off on and reads as zero: the copy a heap-backed
+// memory gets as it grows over the image.
+func (im *Image) copyTo(b []byte, off uint64) {
+	for _, r := range im.ranges {
+		end := r.off + uint64(len(r.bytes))
+		if end <= off || r.off >= off+uint64(len(b)) {
+			continue
+		}
+		from := max(r.off, off)
+		copy(b[from-off:], r.bytes[from-r.off:])
+	}
+}
+
+// zeros is compared against, never written.
+var zeros [4096]byte
+
+// isZero reports whether every byte of b is zero.
+func isZero(b []byte) bool {
+	for len(b) > 0 {
+		n := min(len(b), len(zeros))
+		if !bytes.Equal(b[:n], zeros[:n]) {
+			return false
+		}
+		b = b[n:]
+	}
+	return true
 }

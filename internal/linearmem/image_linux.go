@@ -1,6 +1,7 @@
 package linearmem
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"os"
@@ -17,26 +18,34 @@ type imageFile struct {
 	pagemap *os.File
 }
 
-// newImageFile writes b to a new memory file and seals it: nothing can
-// write, grow or shrink it afterwards, so every private mapping of it reads
-// b until it writes a page itself.
-func newImageFile(b []byte) (imageFile, error) {
+// newImageFile makes a memory file of length bytes holding ranges (zero
+// elsewhere: a hole takes no memory) and seals it: nothing can write, grow
+// or shrink it afterwards, so every private mapping of it reads the image
+// until it writes a page itself.
+func newImageFile(length uint64, ranges []imageRange) (imageFile, error) {
 	fd, err := unix.MemfdCreate("coderun-image", unix.MFD_CLOEXEC|unix.MFD_ALLOW_SEALING)
 	if err != nil {
 		return imageFile{}, fmt.Errorf("linearmem: memfd_create: %w", err)
 	}
-	for off := 0; off < len(b); {
-		n, err := unix.Pwrite(fd, b[off:], int64(off))
-		if err != nil {
-			_ = unix.Close(fd)
-			return imageFile{}, fmt.Errorf("linearmem: writing the image: %w", err)
+	fail := func(what string, err error) (imageFile, error) {
+		_ = unix.Close(fd)
+		return imageFile{}, fmt.Errorf("linearmem: %s: %w", what, err)
+	}
+	if err := unix.Ftruncate(fd, int64(length)); err != nil {
+		return fail("sizing the image", err)
+	}
+	for _, r := range ranges {
+		for done := 0; done < len(r.bytes); {
+			n, err := unix.Pwrite(fd, r.bytes[done:], int64(r.off)+int64(done))
+			if err != nil {
+				return fail("writing the image", err)
+			}
+			done += n
 		}
-		off += n
 	}
 	seals := unix.F_SEAL_SEAL | unix.F_SEAL_SHRINK | unix.F_SEAL_GROW | unix.F_SEAL_WRITE
 	if _, err := unix.FcntlInt(uintptr(fd), unix.F_ADD_SEALS, seals); err != nil {
-		_ = unix.Close(fd)
-		return imageFile{}, fmt.Errorf("linearmem: sealing the image: %w", err)
+		return fail("sealing the image", err)
 	}
 	f := imageFile{fd: fd}
 	if pm, err := os.Open("/proc/self/pagemap"); err == nil {
@@ -44,9 +53,13 @@ func newImageFile(b []byte) (imageFile, error) {
 	}
 	// Map it once, as every memory will: a system that refuses (a
 	// seccomp filter, say) fails here, not at each memory.
-	probe, err := reserve(uint64(len(b)))
+	probe, err := reserve(length)
 	if err == nil {
-		err = f.mapOver(probe)
+		for _, r := range ranges {
+			if err = f.mapOver(probe[r.off:r.off+uint64(len(r.bytes))], r.off); err != nil {
+				break
+			}
+		}
 		_ = unmap(probe)
 	}
 	if err != nil {
@@ -63,10 +76,10 @@ func (f imageFile) close() error {
 	return unix.Close(f.fd)
 }
 
-// mapOver maps the file privately, readable and writable, over b, which
-// must be page-aligned and lie inside a reservation.
-func (f imageFile) mapOver(b []byte) error {
-	_, err := unix.MmapPtr(f.fd, 0, unsafe.Pointer(unsafe.SliceData(b)), uintptr(len(b)),
+// mapOver maps the file from offset off privately, readable and writable,
+// over b, which must be page-aligned and lie inside a reservation.
+func (f imageFile) mapOver(b []byte, off uint64) error {
+	_, err := unix.MmapPtr(f.fd, int64(off), unsafe.Pointer(unsafe.SliceData(b)), uintptr(len(b)),
 		unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_FIXED)
 	if err != nil {
 		return fmt.Errorf("linearmem: mapping the image: %w", err)
@@ -74,49 +87,54 @@ func (f imageFile) mapOver(b []byte) error {
 	return nil
 }
 
-// restore makes b, a private mapping of the image, read as the image again:
-// if a user wrote any of its pages (made a copy of its own), it drops them
-// all with madvise(MADV_DONTNEED), so that they are mapped from the file
-// when next touched. Pages that were only read are the file's already and
-// stay mapped: dropping them would make the kernel interrupt the other
-// processors running this process to flush their TLBs, on every scrub of
-// a memory whose user read the image. Which pages are the memory's own is
-// read from /proc/self/pagemap; without it, b is always dropped.
-func (f imageFile) restore(b []byte) error {
-	if f.pagemap != nil {
-		own, err := f.owns(b)
-		if err == nil && !own {
-			return nil
-		}
-	}
-	return unix.Madvise(b, unix.MADV_DONTNEED)
-}
-
-// owns reports whether any page of b, a private mapping of the file, is
-// the memory's own: present and anonymous (written, copied on write), or
-// swapped out (only an own page can be).
-func (f imageFile) owns(b []byte) (bool, error) {
+// restore makes b, a private mapping of the image, read as img (the
+// image's bytes) again without unmapping anything: of each page that is
+// the memory's own (written, so copied on write, or swapped out), the bytes
+// that differ from the image's are copied back, and the page stays the
+// memory's own, resident for its next user. Pages that were only read are
+// the file's and are left alone, and so are pages never touched. Dropping
+// the pages instead (madvise(MADV_DONTNEED)) would make the next user fault
+// every written page in again, and the kernel interrupt the other
+// processors running this process to flush their TLBs, on every scrub.
+//
+// Which pages are the memory's own is read from /proc/self/pagemap; where
+// it cannot be, every page is compared with the image (reading a page the
+// memory never touched maps the file's, which is only a read fault). The
+// pages found written (own and differing, without the page map) are added
+// to written, where b's first page is page first.
+func (f imageFile) restore(b, img []byte, written pageSet, first int) {
 	const (
 		present   = 1 << 63
 		swapped   = 1 << 62
 		fileOrShm = 1 << 61
+		chunk     = 512 // pages per read of the page map
 	)
 	ps := os.Getpagesize()
 	n := len(b) / ps
-	var buf [64 * 8]byte
-	first := int64(uintptr(unsafe.Pointer(unsafe.SliceData(b))) / uintptr(ps))
+	var buf [chunk * 8]byte
+	addr := int64(uintptr(unsafe.Pointer(unsafe.SliceData(b))) / uintptr(ps))
 	for done := 0; done < n; {
-		k := min(n-done, 64)
-		if _, err := f.pagemap.ReadAt(buf[:8*k], (first+int64(done))*8); err != nil {
-			return false, err
+		k := min(n-done, chunk)
+		known := f.pagemap != nil
+		if known {
+			_, err := f.pagemap.ReadAt(buf[:8*k], (addr+int64(done))*8)
+			known = err == nil
 		}
 		for i := range k {
-			e := binary.LittleEndian.Uint64(buf[8*i:])
-			if e&swapped != 0 || e&present != 0 && e&fileOrShm == 0 {
-				return true, nil
+			if known {
+				e := binary.LittleEndian.Uint64(buf[8*i:])
+				if e&swapped == 0 && (e&present == 0 || e&fileOrShm != 0) {
+					continue // the file's page, or none
+				}
+			}
+			off := (done + i) * ps
+			if page, want := b[off:off+ps], img[off:off+ps]; !bytes.Equal(page, want) {
+				copy(page, want)
+				written.add(first + done + i)
+			} else if known {
+				written.add(first + done + i)
 			}
 		}
 		done += k
 	}
-	return false, nil
 }

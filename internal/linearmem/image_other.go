@@ -5,10 +5,10 @@ package linearmem
 // imageFile exists on Linux only.
 type imageFile struct{}
 
-func newImageFile([]byte) (imageFile, error) { return imageFile{}, ErrImageUnsupported }
+func newImageFile(uint64, []imageRange) (imageFile, error) { return imageFile{}, ErrImageUnsupported }
 
 func (imageFile) close() error { return nil }
 
-func (imageFile) mapOver([]byte) error { return ErrImageUnsupported }
+func (imageFile) mapOver([]byte, uint64) error { return ErrImageUnsupported }
 
-func (imageFile) restore([]byte) error { return ErrImageUnsupported }
+func (imageFile) restore(_, _ []byte, _ pageSet, _ int) {}

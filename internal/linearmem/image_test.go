@@ -65,15 +65,19 @@ func pageStates(t *testing.T, b []byte) []pageState {
 }
 
 // Every memory of a pool with an image starts with the image, and with
-// zeros after it; what a user writes over the image is its own and gone
-// for the next user, whose image pages are the file's again; pages no user
-// reads never become resident; and the file cannot be changed.
+// zeros after it; pages no user touches never become resident, pages
+// read are the file's; what a user writes over the image is its own and
+// gone for the next user, who finds the image's bytes in that page, still
+// its own and resident (restored in place, not dropped), and the other
+// pages still the file's; a memory reserved after that scrub has the
+// written page as its own from the start, and no other; and the file
+// cannot be changed.
 func TestPoolImage(t *testing.T) {
 	ps := os.Getpagesize()
 	img := imageBytes(4)
-	im := newImage(t, img)
 	for _, mode := range poolModes {
 		t.Run(mode.name, func(t *testing.T) {
+			im := newImage(t, img)
 			p := newPool(t, linearmem.PoolOptions{MaxIdle: 1, Image: im, Background: !mode.inline})
 			m := allocate(t, p, 1<<20)
 			buf := m.Reallocate(uint64(8 * ps))
@@ -100,63 +104,132 @@ func TestPoolImage(t *testing.T) {
 			require.Equal(t, uint64(1), p.Stats().Reused)
 			buf2 := m2.Reallocate(uint64(8 * ps))
 			for i, s := range pageStates(t, buf2[:len(img)]) {
-				require.False(t, s.present, "image page %d resident after the scrub", i)
+				require.True(t, s.present, "image page %d dropped by the scrub", i)
+				require.Equal(t, i == 1, s.own, "image page %d: own (the written one only)", i)
 			}
 			require.True(t, bytes.Equal(img, buf2[:len(img)]), "the image, restored")
 			require.True(t, allZero(buf2[len(img):]), "after the image, scrubbed")
+
+			m3 := allocate(t, p, 1<<20) // the pool's one memory is m2's: a new one
+			require.Equal(t, uint64(2), p.Stats().Fresh)
+			buf3 := m3.Reallocate(uint64(8 * ps))
+			for i, s := range pageStates(t, buf3[:len(img)]) {
+				require.Equal(t, i == 1, s.present && s.own, "new memory's image page %d: own (the one users write) or absent", i)
+				require.Equal(t, i == 1, s.present, "new memory's image page %d present", i)
+			}
+			require.True(t, bytes.Equal(img, buf3[:len(img)]), "the new memory's image")
+			m3.Free()
 			m2.Free()
+
+			_, err := unix.Pwrite(linearmem.ImageFD(im), []byte{0}, 0)
+			require.ErrorIs(t, err, unix.EPERM, "the sealed file is written")
 		})
 	}
-	_, err := unix.Pwrite(linearmem.ImageFD(im), []byte{0}, 0)
-	require.ErrorIs(t, err, unix.EPERM, "the sealed file is written")
 }
 
-// A memory whose user only read the image keeps the file's pages mapped
-// through the scrub (dropping them would cost every processor running the
-// process a TLB flush), and the next user reads the image; one page
-// written, and the scrub drops them all.
-func TestPoolImageKeepsPagesOnlyRead(t *testing.T) {
+// Without the page map, the scrub cannot tell the pages a user wrote: it
+// compares every page with the image and restores those that differ, so
+// the next user reads the image all the same.
+func TestPoolImageWithoutPageMap(t *testing.T) {
 	ps := os.Getpagesize()
-	img, p := imagePool(t, 4)
+	img := imageBytes(6)
+	im := newImage(t, img)
+	linearmem.ForgetPageMap(im)
+	p := newPool(t, linearmem.PoolOptions{MaxIdle: 1, Image: im})
+	for round := range 3 {
+		m := allocate(t, p, 1<<20)
+		buf := m.Reallocate(uint64(8 * ps))
+		require.True(t, bytes.Equal(img, buf[:len(img)]), "round %d: the image", round)
+		require.True(t, allZero(buf[len(img):]), "round %d: after the image", round)
+		for i := round; i < len(img); i += 3 * ps / 2 {
+			buf[i] ^= 0xff
+		}
+		buf[len(img)+round] = 1
+		m.Free()
+	}
+}
+
+// An image's long runs of zero pages are not mapped from its file: such a
+// gap is the memory's own, reads as zero, and is scrubbed as the bytes after
+// the image are; a short zero run inside the image is mapped with it; zero
+// pages at either end are left out.
+func TestPoolImageGaps(t *testing.T) {
+	ps := os.Getpagesize()
+	const gap = 16 // linearmem's gapPages
+	// Pages: 1 zero, 2 data, 3 zero (mapped), 1 data, gap zero, 2 data, 2 zero.
+	layout := []int{0, 1, 1, 0, 0, 0, 1}
+	for range gap {
+		layout = append(layout, 0)
+	}
+	layout = append(layout, 1, 1, 0, 0)
+	img := make([]byte, len(layout)*ps)
+	for i, data := range layout {
+		for j := range ps * data {
+			img[i*ps+j] = byte(i+j%7) | 1
+		}
+	}
+	im := newImage(t, img)
+	second := uint64((7 + gap) * ps)
+	require.Equal(t, []linearmem.Span{{Off: uint64(ps), Len: uint64(6 * ps)}, {Off: second, Len: uint64(2 * ps)}},
+		linearmem.ImageRanges(im))
+	require.Equal(t, uint64(len(img)), im.Len())
+
+	p := newPool(t, linearmem.PoolOptions{MaxIdle: 1, Image: im})
+	for round := range 2 {
+		m := allocate(t, p, 1<<20)
+		buf := m.Reallocate(uint64(len(img) + 2*ps))
+		require.True(t, bytes.Equal(img, buf[:len(img)]), "round %d: the image", round)
+		require.True(t, allZero(buf[len(img):]), "round %d: after the image", round)
+		st := pageStates(t, buf[:len(img)])
+		for _, i := range []int{0, 8, len(layout) - 1} {
+			require.False(t, st[i].present && !st[i].own, "round %d: page %d, zero outside the ranges, read, is no file's", round, i)
+		}
+		require.True(t, st[4].present && !st[4].own, "round %d: a short zero run is the file's", round)
+		// Write in the gap, in both ranges and in the zero page before them.
+		buf[0], buf[ps] = 3, 3
+		buf[8*ps+1] = 3
+		buf[second+5] = 3
+		buf[len(img)-1] = 3
+		m.Free()
+	}
+}
+
+// Restoring the pages a user wrote takes no more than copying them: with
+// every page of a 64-page image written, the scrub leaves all of them the
+// memory's own and resident (no page is dropped and faulted in again).
+func TestPoolImageRestoresInPlace(t *testing.T) {
+	ps := os.Getpagesize()
+	img, p := imagePool(t, 64)
 	m := allocate(t, p, 1<<20)
-	buf := m.Reallocate(uint64(8 * ps))
-	sum := 0
+	buf := m.Reallocate(uint64(len(img)))
 	for i := 0; i < len(img); i += ps {
-		sum += int(buf[i])
+		buf[i+1] = 0
 	}
-	require.Positive(t, sum)
 	m.Free()
-
 	m = allocate(t, p, 1<<20)
-	require.Equal(t, uint64(1), p.Stats().Reused)
-	buf = m.Reallocate(uint64(8 * ps))
-	for i, s := range pageStates(t, buf[:len(img)]) {
-		require.True(t, s.present && !s.own, "page %d: the file's, still mapped", i)
+	buf = m.Reallocate(uint64(len(img)))
+	for i, s := range pageStates(t, buf) {
+		require.True(t, s.present && s.own, "page %d: restored in place", i)
 	}
-	require.True(t, bytes.Equal(img, buf[:len(img)]))
-	buf[3*ps] = 0
-	m.Free()
-
-	m = allocate(t, p, 1<<20)
-	buf = m.Reallocate(uint64(8 * ps))
-	for i, s := range pageStates(t, buf[:len(img)]) {
-		require.False(t, s.present, "page %d: dropped after a write", i)
-	}
-	require.True(t, bytes.Equal(img, buf[:len(img)]), "the written page restored")
+	require.True(t, bytes.Equal(img, buf))
 	m.Free()
 }
 
 // A pool whose reservation fails hands out a heap-backed memory: it gets a
-// copy of the image instead, as far as it grows.
+// copy of the image instead, as far as it grows, gaps included.
 func TestHeapMemoryGetsTheImage(t *testing.T) {
 	ps := os.Getpagesize()
-	img, p := imagePool(t, 3)
+	img := imageBytes(3 + 20)
+	clear(img[2*ps : 22*ps]) // a gap between two ranges
+	p := newPool(t, linearmem.PoolOptions{MaxIdle: 1, Image: newImage(t, img)})
 	m, ok := p.Allocate(0, 1<<62).(*linearmem.Memory) // too large to reserve
 	require.True(t, ok)
 	require.False(t, m.Mapped())
 	buf := m.Reallocate(uint64(ps))
 	require.True(t, bytes.Equal(img[:ps], buf))
-	buf = m.Reallocate(uint64(5 * ps))
+	buf = m.Reallocate(uint64(3 * ps))
+	require.True(t, bytes.Equal(img[:3*ps], buf))
+	buf = m.Reallocate(uint64(len(img) + 2*ps))
 	require.True(t, bytes.Equal(img, buf[:len(img)]))
 	require.True(t, allZero(buf[len(img):]))
 	m.Free()

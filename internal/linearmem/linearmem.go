@@ -329,7 +329,7 @@ func (m *Memory) Reallocate(size uint64) []byte {
 		if m.image != nil && size > m.hwm && m.hwm < m.image.Len() {
 			// The bytes grown over read as the image's, as a mapped
 			// memory's do.
-			copy(buf[m.hwm:], m.image.bytes[m.hwm:])
+			m.image.copyTo(buf[m.hwm:], m.hwm)
 		}
 	}
 	if size > m.size && m.size < m.hwm {
@@ -419,6 +419,8 @@ func (m *Memory) Discard(off, n uint64) error {
 	clear(m.mapping[last:end])
 	if img := m.imageLen(); first < img {
 		// Dropped, the image's pages would read as the image again.
+		// (Pages in its gaps could be dropped; clearing them is as
+		// correct.)
 		clear(m.mapping[first:min(last, img)])
 		first = min(last, img)
 		if first == last {

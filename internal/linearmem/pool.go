@@ -75,8 +75,8 @@ type PoolOptions struct {
 	Overwritten []Span
 	// Image, if set, is the bytes every memory the pool hands out starts
 	// with: each reserved memory maps it over its first Image.Len() bytes
-	// (see Image), and scrubbing restores them by dropping the pages the
-	// last user had of them, instead of clearing them. The pool does not
+	// (see Image), and scrubbing restores the pages the last user wrote
+	// of them to the image's bytes, instead of clearing them. The pool does not
 	// close it; close it after the pool. A memory whose reservation failed
 	// (one backed by the Go heap) gets a copy of it instead.
 	Image *Image
@@ -481,10 +481,18 @@ func (s *poolState) scrub(r *region) bool {
 	s.mu.Unlock()
 	start := uint64(0)
 	if s.image != nil {
-		start = s.image.Len()
-		if s.image.file.restore(r.mapping[:start]) != nil {
-			return false
+		// The image's ranges are restored; the gaps between them and
+		// the bytes after them are scrubbed.
+		for _, ir := range s.image.ranges {
+			if start < ir.off && start < end {
+				gap := min(ir.off, end)
+				if scrubPages(r.mapping[start:gap], s.pageSize, start/s.pageSize, s.keepPages) != nil {
+					return false
+				}
+			}
+			start = ir.off + uint64(len(ir.bytes))
 		}
+		s.image.restore(r.mapping)
 	}
 	if end <= start {
 		return true

@@ -1,7 +1,6 @@
 package linearmem
 
 import (
-	"bytes"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -10,9 +9,6 @@ import (
 // mincoreChunk is how many pages one mincore call reports on: 8 MiB of 4 KiB
 // pages (defaultMaxKeepBytes), as system calls are not cheap in a VM.
 const mincoreChunk = 2048
-
-// zeros is compared against, never written.
-var zeros [4096]byte
 
 // scrubPages makes every byte of the page-aligned, readable and writable
 // range b read as zero without faulting in pages that are not resident:
@@ -90,15 +86,4 @@ func clearResident(b []byte, pageSize int, first uint64, keep []pageRange) []pag
 		}
 	}
 	return keep
-}
-
-func isZero(b []byte) bool {
-	for len(b) > 0 {
-		n := min(len(b), len(zeros))
-		if !bytes.Equal(b[:n], zeros[:n]) {
-			return false
-		}
-		b = b[n:]
-	}
-	return true
 }

@@ -97,16 +97,15 @@ type Options struct {
 	// linearmem.PoolOptions): for a user that instantiates ahead of time,
 	// off its critical path, and closes on it.
 	ScrubOnAllocate bool
-	// SharedImage, if not zero, is how many bytes at the start of the
-	// memory the module's data segments write (rounded down to whole OS
-	// pages) are shared by every instance instead of copied into each:
-	// the engine takes them out of the module's data segments and maps
-	// them copy-on-write from one memory file (linearmem.Image). They
-	// should be bytes the guest reads little of and never writes, such as
-	// the module's constant data. Where that is not supported (an OS other
-	// than Linux, or a module that is not what splitImage reads), every
-	// instance copies them as usual.
-	SharedImage uint64
+	// ShareImage makes every instance share the memory the module's
+	// active data segments write, instead of copying it into each: the
+	// engine takes those bytes out of the segments and maps them
+	// copy-on-write from one memory file (linearmem.Image), so that an
+	// instance's memory holds its own copy of a page only once it writes
+	// it. Where that is not supported (an OS other than Linux, or a module
+	// that is not what splitImage reads), every instance copies them as
+	// usual.
+	ShareImage bool
 }
 
 // Engine is one wazero runtime with the module compiled once. It is safe for
@@ -117,7 +116,7 @@ type Engine struct {
 	hasFuel  bool
 	alloc    experimental.MemoryAllocator
 	// image is the shared start of every instance's memory
-	// (Options.SharedImage), nil if none.
+	// (Options.ShareImage), nil if none.
 	image *linearmem.Image
 	// config instantiates every instance: no name, no start functions,
 	// and a random source given, since wazero otherwise seeds a math/rand
@@ -146,7 +145,10 @@ func NewEngine(ctx context.Context, opts Options) (*Engine, error) {
 		cfg = cfg.WithCompilationCache(opts.Cache)
 	}
 	rt := wazero.NewRuntimeWithConfig(ctx, cfg)
-	module, image := sharedImage(opts.Wasm, opts.SharedImage)
+	module, image := opts.Wasm, (*linearmem.Image)(nil)
+	if opts.ShareImage {
+		module, image = sharedImage(opts.Wasm)
+	}
 	e := &Engine{
 		rt: rt,
 		// The pool serves this module only, whose data segments wazero
@@ -164,27 +166,26 @@ func NewEngine(ctx context.Context, opts Options) (*Engine, error) {
 	return e, nil
 }
 
-// sharedWindow is the unit the shared image is taken in: Linux maps the
-// pages of a file around the one a read faults on in aligned windows of
-// 64 KiB (fault_around_bytes), so a run that reads any of a window's pages
-// pays one fault for all of them; and the pages of a part window that every
-// run reads cost less to copy than to fault in.
-const sharedWindow = 64 << 10
-
 // sharedImage returns the module to compile and the image its instances
-// share (see Options.SharedImage): src and nil when n is 0 or sharing is
-// not possible.
-func sharedImage(src []byte, n uint64) ([]byte, *linearmem.Image) {
-	n -= n % sharedWindow
-	n -= n % uint64(os.Getpagesize())
+// share (see Options.ShareImage): the bytes its active data segments write,
+// up to the end of the page that holds the last of them, taken out of the
+// module. It returns src and nil when there are none or sharing is not
+// possible.
+func sharedImage(src []byte) ([]byte, *linearmem.Image) {
+	var end uint64
+	for _, s := range dataSpans(src) {
+		end = max(end, s.Off+s.Len)
+	}
+	page := uint64(os.Getpagesize())
+	n := (end + page - 1) / page * page
 	if n == 0 {
 		return src, nil
 	}
-	rest, prefix, ok := splitImage(src, n)
+	rest, image, ok := splitImage(src, n)
 	if !ok {
 		return src, nil
 	}
-	im, err := linearmem.NewImage(prefix)
+	im, err := linearmem.NewImage(image)
 	if err != nil {
 		return src, nil
 	}
@@ -192,7 +193,7 @@ func sharedImage(src []byte, n uint64) ([]byte, *linearmem.Image) {
 }
 
 // Shared reports how many bytes at the start of every instance's memory
-// are shared (Options.SharedImage); 0 when none are.
+// are shared (Options.ShareImage); 0 when none are.
 func (e *Engine) Shared() uint64 {
 	if e.image == nil {
 		return 0
