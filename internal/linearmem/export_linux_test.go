@@ -3,12 +3,12 @@ package linearmem
 // ImageFD is the file descriptor of im's memory file, for tests.
 func ImageFD(im *Image) int { return im.file.fd }
 
-// ForgetPageMap makes im restore as it does where /proc/self/pagemap
-// cannot be read, for tests.
-func ForgetPageMap(im *Image) {
-	if im.file.pagemap != nil {
-		_ = im.file.pagemap.Close()
-		im.file.pagemap = nil
+// ForgetPageMap makes p scrub as it does where /proc/self/pagemap cannot
+// be read, for tests. Call it before p is used.
+func ForgetPageMap(p *Pool) {
+	if p.s.pagemap != nil {
+		_ = p.s.pagemap.Close()
+		p.s.pagemap = nil
 	}
 }
 

@@ -166,13 +166,21 @@ func (im *Image) mapOver(b []byte) error {
 }
 
 // restore makes the image's ranges of mapping, a memory that mapOver
-// mapped, read as the image again, and adds the pages its user wrote to
-// im.written (see imageFile.restore).
+// mapped, read as the image again where the page map cannot tell which
+// pages its user wrote (Pool scrubs with the page map otherwise): it
+// compares every page with the image and copies the image's bytes over
+// those that differ, adding them to im.written. Reading a page the memory
+// never touched maps the file's, which is only a read fault.
 func (im *Image) restore(mapping []byte) {
 	ps := os.Getpagesize()
 	for _, r := range im.ranges {
-		end := r.off + uint64(len(r.bytes))
-		im.file.restore(mapping[r.off:end], r.bytes, im.written, int(r.off)/ps)
+		for at := 0; at < len(r.bytes); at += ps {
+			off := int(r.off) + at
+			if page, want := mapping[off:off+ps], r.bytes[at:at+ps]; !bytes.Equal(page, want) {
+				copy(page, want)
+				im.written.add(off / ps)
+			}
+		}
 	}
 }
 

@@ -10,5 +10,3 @@ func newImageFile(uint64, []imageRange) (imageFile, error) { return imageFile{},
 func (imageFile) close() error { return nil }
 
 func (imageFile) mapOver([]byte, uint64) error { return ErrImageUnsupported }
-
-func (imageFile) restore(_, _ []byte, _ pageSet, _ int) {}

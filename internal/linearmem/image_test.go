@@ -133,9 +133,8 @@ func TestPoolImage(t *testing.T) {
 func TestPoolImageWithoutPageMap(t *testing.T) {
 	ps := os.Getpagesize()
 	img := imageBytes(6)
-	im := newImage(t, img)
-	linearmem.ForgetPageMap(im)
-	p := newPool(t, linearmem.PoolOptions{MaxIdle: 1, Image: im})
+	p := newPool(t, linearmem.PoolOptions{MaxIdle: 1, Image: newImage(t, img)})
+	linearmem.ForgetPageMap(p)
 	for round := range 3 {
 		m := allocate(t, p, 1<<20)
 		buf := m.Reallocate(uint64(8 * ps))

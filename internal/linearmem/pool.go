@@ -188,6 +188,9 @@ type poolState struct {
 	keepPages []pageRange
 	// image starts every memory (PoolOptions.Image); nil for none.
 	image *Image
+	// pagemap is /proc/self/pagemap (scrubByPageMap), nil where it cannot
+	// be read; closed with the pool.
+	pagemap *os.File
 
 	mu sync.Mutex
 	// idle holds the kept regions, least recently freed first.
@@ -215,6 +218,7 @@ func NewPool(opts PoolOptions) *Pool {
 		populate: opts.PopulateGrowth,
 		lazy:     opts.ScrubOnAllocate,
 		image:    opts.Image,
+		pagemap:  openPageMap(),
 	}
 	s.keepPages = wholePages(opts.Overwritten, s.pageSize)
 	if s.maxIdle == 0 {
@@ -277,7 +281,8 @@ func (p *Pool) Close() {
 func (s *poolState) close(wait bool) {
 	s.mu.Lock()
 	var drop []*region
-	if !s.closed {
+	first := !s.closed
+	if first {
 		s.closed = true
 		drop = append(s.idle, s.doomed...)
 		s.idle, s.doomed = nil, nil
@@ -289,6 +294,11 @@ func (s *poolState) close(wait bool) {
 	}
 	if wait {
 		s.worker.Wait()
+	}
+	if s.pagemap != nil && first {
+		// A scrub still running (a Free racing Close) reads a closed
+		// file, fails, and falls back to mincore.
+		_ = s.pagemap.Close()
 	}
 }
 
@@ -479,6 +489,9 @@ func (s *poolState) scrub(r *region) bool {
 	s.mu.Lock()
 	s.stats.ScrubbedBytes += end
 	s.mu.Unlock()
+	if s.pagemap != nil && s.scrubByPageMap(r.mapping, end) {
+		return true
+	}
 	start := uint64(0)
 	if s.image != nil {
 		// The image's ranges are restored; the gaps between them and

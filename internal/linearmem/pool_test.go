@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"strconv"
 	"strings"
 	"sync"
@@ -35,8 +36,35 @@ func newPool(t testing.TB, opts linearmem.PoolOptions) *linearmem.Pool {
 	t.Helper()
 	p := linearmem.NewPool(opts)
 	require.NotNil(t, p)
+	if os.Getenv(noPageMapEnv) != "" {
+		linearmem.ForgetPageMap(p)
+	}
 	t.Cleanup(p.Close)
 	return p
+}
+
+// noPageMapEnv, set, makes every pool of the tests scrub as it does where
+// /proc/self/pagemap cannot be read (TestPoolsWithoutPageMap).
+const noPageMapEnv = "LINEARMEM_TEST_NO_PAGEMAP"
+
+// Pools scrub in one pass over /proc/self/pagemap, or, where it cannot be
+// read, with mincore and by comparing the image's pages: every pool test
+// runs again in a child process whose pools have no page map.
+func TestPoolsWithoutPageMap(t *testing.T) {
+	if os.Getenv(noPageMapEnv) != "" {
+		t.Skip("the child")
+	}
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, exe, "-test.run", "^Test(Pool|HeapMemory|Discard)", "-test.count", "1", "-test.v")
+	cmd.Env = append(os.Environ(), noPageMapEnv+"=1")
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	require.Contains(t, string(out), "--- PASS: TestPoolImageGaps")
+	require.Contains(t, string(out), "--- PASS: TestPoolReuse")
+	require.NotContains(t, string(out), "--- FAIL")
 }
 
 func allocate(t testing.TB, a experimental.MemoryAllocator, max uint64) *linearmem.Memory {

@@ -2,6 +2,8 @@
 
 package linearmem
 
+import "os"
+
 // scrubPages makes every byte of the page-aligned range b read as zero. These
 // platforms have no mincore in golang.org/x/sys/unix, so the whole range is
 // replaced with fresh zero pages (zeroPages): correct, but the next user
@@ -12,3 +14,9 @@ func scrubPages(b []byte, _, _ uint64, _ []pageRange) error {
 	}
 	return zeroPages(b)
 }
+
+// openPageMap returns nil: these platforms have no /proc/self/pagemap.
+func openPageMap() *os.File { return nil }
+
+// scrubByPageMap is never called without a page map.
+func (*poolState) scrubByPageMap([]byte, uint64) bool { return false }

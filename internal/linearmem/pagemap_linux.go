@@ -1,0 +1,117 @@
+package linearmem
+
+import (
+	"bytes"
+	"encoding/binary"
+	"os"
+	"unsafe"
+)
+
+// Bits of a /proc/self/pagemap entry.
+const (
+	pmPresent = 1 << 63
+	pmSwapped = 1 << 62 // or another non-present entry: a migration, say
+	pmFile    = 1 << 61 // a page of a file, or shared anonymous memory
+)
+
+// pageMapChunk is how many entries one read of the page map takes: 8 KiB
+// of them, 4 MiB of memory.
+const pageMapChunk = 1024
+
+// openPageMap opens this process's page map, or returns nil when it cannot
+// be read (scrubbing then uses mincore, and compares the image's pages).
+func openPageMap() *os.File {
+	f, err := os.Open("/proc/self/pagemap")
+	if err != nil {
+		return nil
+	}
+	return f
+}
+
+// scrubByPageMap scrubs the first end bytes of b, a freed memory of the
+// pool, in one pass over the page map (one read per pageMapChunk pages),
+// which tells per page whether it is present, swapped out, and a page of
+// the image's file or the memory's own:
+//
+//   - A page of one of the image's ranges that is the memory's own
+//     (written, so copied on write; or swapped out) gets the image's bytes
+//     copied back where they differ, and stays the memory's own; it is
+//     added to the pages the image knows users write. The file's pages
+//     (only read) and pages never touched are left alone.
+//   - Any other page (the image's gaps and everything after it: anonymous
+//     memory) is cleared in place if it is present and not zero, unless
+//     it is one the next user overwrites (keepPages); dropped with
+//     madvise(MADV_DONTNEED) if it is swapped out; and left alone if it is
+//     not present, since such a page reads as zero.
+//
+// Unlike mincore, the page map tells a page never touched (or dropped)
+// from one swapped out, so no system call is made for the pages that are
+// not present. It reports false if the page map could not be read or a
+// page could not be dropped; the pages it has scrubbed by then are
+// scrubbed, and scrubbing them again is correct.
+func (s *poolState) scrubByPageMap(b []byte, end uint64) bool {
+	var buf [pageMapChunk * 8]byte
+	ps := s.pageSize
+	n := end / ps
+	addr := int64(uintptr(unsafe.Pointer(unsafe.SliceData(b))) / uintptr(ps))
+	var ranges []imageRange
+	if s.image != nil {
+		ranges = s.image.ranges
+	}
+	keep := s.keepPages
+	for first := uint64(0); first < n; {
+		k := min(n-first, pageMapChunk)
+		if _, err := s.pagemap.ReadAt(buf[:8*k], (addr+int64(first))*8); err != nil {
+			return false
+		}
+		dropFrom := -1 // the first page of a run of swapped-out pages to drop
+		for i := range k + 1 {
+			p := first + i
+			var e uint64
+			if i < k {
+				e = binary.LittleEndian.Uint64(buf[8*i:])
+			}
+			anonSwapped := false
+			if i < k {
+				for len(ranges) > 0 && ranges[0].off+uint64(len(ranges[0].bytes)) <= p*ps {
+					ranges = ranges[1:]
+				}
+				inImage := len(ranges) > 0 && ranges[0].off <= p*ps
+				switch {
+				case inImage:
+					if e&pmSwapped != 0 || e&pmPresent != 0 && e&pmFile == 0 {
+						r := ranges[0]
+						at := p*ps - r.off
+						page, want := b[p*ps:(p+1)*ps], r.bytes[at:at+ps]
+						if !bytes.Equal(page, want) {
+							copy(page, want)
+						}
+						s.image.written.add(int(p))
+					}
+				case e&pmSwapped != 0:
+					anonSwapped = true
+				case e&pmPresent != 0:
+					for len(keep) > 0 && keep[0].end <= p {
+						keep = keep[1:]
+					}
+					if len(keep) > 0 && keep[0].first <= p {
+						break
+					}
+					if page := b[p*ps : (p+1)*ps]; !isZero(page) {
+						clear(page)
+					}
+				}
+			}
+			if anonSwapped && dropFrom < 0 {
+				dropFrom = int(p)
+			} else if !anonSwapped && dropFrom >= 0 {
+				if zeroPages(b[uint64(dropFrom)*ps:p*ps]) != nil {
+					return false
+				}
+				dropFrom = -1
+			}
+		}
+		first += k
+	}
+	return true
+}
