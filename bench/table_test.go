@@ -448,8 +448,10 @@ var tableNotes = []string{
 		"The interruption comes 20 ms after the engine was called.",
 	"Runs per second from 2 goroutines for 1 s windows, median window; the ratio is coderun's runs/s over the peer's. " +
 		"fastschema's runs are taken in its subprocess, two requests at a time, so its figure includes the pipe's round trips (some µs per run).",
-	"Growth of the live Go heap and of the resident set per run, from before the runs started to when all were waiting, after a GC " +
+	"Growth of the live Go heap, of the resident set (RSS) and of the proportional set size (PSS, `/proc/self/smaps_rollup`) per run, from before the runs started to when all were waiting, after a GC " +
 		"and `debug.FreeOSMemory` each time; median of 3. coderun's linear memories and modernc's C heap are outside the Go heap. " +
+		"RSS counts a page once for every mapping of it; PSS divides a shared page among its mappings, so it is what the runs take from the machine: " +
+		"the two differ for coderun only, whose runs map the snapshot's image from one shared file and own only the pages they write. " +
 		"fastschema's figures are its subprocess's own (its runtimes wait inside the host function, which blocks).",
 	"Only coderun has a step before its first run: the peers show \"–\". `coderun.New` rewrites the QuickJS module, builds the snapshot and compiles it when the cache is empty.",
 	"The same cold runs taken in blocks of 10 consecutive runs per engine, the blocks interleaved (every sample counts, the first of each block too): each engine's runs follow its own, as on a server that runs one engine. " +
