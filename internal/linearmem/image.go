@@ -145,17 +145,22 @@ func (im *Image) mapOver(b []byte) error {
 		return fmt.Errorf("linearmem: a reservation of %d bytes cannot hold an image of %d", len(b), im.Len())
 	}
 	im.mu.Lock()
-	defer im.mu.Unlock()
 	if im.closed {
+		im.mu.Unlock()
 		return errors.New("linearmem: the image is closed")
 	}
-	ps := os.Getpagesize()
 	for _, r := range im.ranges {
 		if err := im.file.mapOver(b[r.off:r.off+uint64(len(r.bytes))], r.off); err != nil {
+			im.mu.Unlock()
 			return err
 		}
-		// Write the pages users are known to write, as they are: each
-		// becomes the memory's own copy of the file's page.
+	}
+	im.mu.Unlock()
+	// Write the pages users are known to write, as they are: each becomes
+	// the memory's own copy of the file's page. (Off the lock: these are
+	// page faults, and other memories may be reserved meanwhile.)
+	ps := os.Getpagesize()
+	for _, r := range im.ranges {
 		for k := 0; k < len(r.bytes); k += ps {
 			if off := int(r.off) + k; im.written.has(off / ps) {
 				b[off] = r.bytes[k]
