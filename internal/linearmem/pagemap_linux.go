@@ -91,15 +91,7 @@ func (s *poolState) scrubByPageMap(b []byte, end uint64) bool {
 				case e&pmSwapped != 0:
 					anonSwapped = true
 				case e&pmPresent != 0:
-					for len(keep) > 0 && keep[0].end <= p {
-						keep = keep[1:]
-					}
-					if len(keep) > 0 && keep[0].first <= p {
-						break
-					}
-					if page := b[p*ps : (p+1)*ps]; !isZero(page) {
-						clear(page)
-					}
+					keep = clearResident(b[p*ps:(p+1)*ps], int(ps), p, keep)
 				}
 			}
 			if anonSwapped && dropFrom < 0 {
