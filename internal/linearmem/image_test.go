@@ -151,10 +151,11 @@ func TestPoolImageWithoutPageMap(t *testing.T) {
 // An image's long runs of zero pages are not mapped from its file: such a
 // gap is the memory's own, reads as zero, and is scrubbed as the bytes after
 // the image are; a short zero run inside the image is mapped with it; zero
-// pages at either end are left out.
+// pages at either end are left out; and the gap pages users write are
+// learned as the ranges' are.
 func TestPoolImageGaps(t *testing.T) {
 	ps := os.Getpagesize()
-	const gap = 16 // linearmem's gapPages
+	const gap = 15 // linearmem's gapPages
 	// Pages: 1 zero, 2 data, 3 zero (mapped), 1 data, gap zero, 2 data, 2 zero.
 	layout := []int{0, 1, 1, 0, 0, 0, 1}
 	for range gap {
@@ -191,6 +192,28 @@ func TestPoolImageGaps(t *testing.T) {
 		buf[len(img)-1] = 3
 		m.Free()
 	}
+	// The zero pages outside the ranges that users wrote (0, 8 and the
+	// last) are learned: a new memory writes them when it is first sized,
+	// so they are its own before its user touches them; others are absent.
+	// (Only the page map tells the scrub which of them were written.)
+	if os.Getenv(noPageMapEnv) != "" {
+		return
+	}
+	reused := allocate(t, p, 1<<20)
+	fresh := allocate(t, p, 1<<20)
+	require.Equal(t, uint64(2), p.Stats().Fresh)
+	buf := fresh.Reallocate(uint64(len(img) + 2*ps))
+	st := pageStates(t, buf)
+	for _, i := range []int{0, 8, len(layout) - 1} {
+		require.True(t, st[i].present && st[i].own, "learned page %d, written ahead", i)
+	}
+	for _, i := range []int{9, 10, len(layout) - 2, len(layout)} {
+		require.False(t, st[i].present, "page %d, never written, touched", i)
+	}
+	require.True(t, bytes.Equal(img, buf[:len(img)]), "the new memory's image")
+	require.True(t, allZero(buf[len(img):]))
+	fresh.Free()
+	reused.Free()
 }
 
 // Restoring the pages a user wrote takes no more than copying them: with

@@ -211,7 +211,9 @@ func reserveMemory(max uint64, pool *poolState) (*Memory, error) {
 			return nil, err
 		}
 	}
-	return newMapped(max, pageSize, mapping, 0, pool), nil
+	m := newMapped(max, pageSize, mapping, 0, pool)
+	m.fresh = pool != nil && pool.image != nil
+	return m, nil
 }
 
 // newMapped wraps a mapping whose first committed bytes are readable,
@@ -256,6 +258,10 @@ type Memory struct {
 	// image, for a heap-backed memory of a pool with an image, is copied
 	// into the memory as it grows over it (immutable).
 	image *Image
+	// fresh is set on a new mapping with its pool's image until it is
+	// first sized, when it writes the image's learned gap pages
+	// (Image.prewriteGaps).
+	fresh bool
 }
 
 // imageLen is the length of the image mapped over the start of m's
@@ -312,6 +318,10 @@ func (m *Memory) Reallocate(size uint64) []byte {
 				return nil
 			}
 			m.committed = end
+		}
+		if m.fresh {
+			m.fresh = false
+			m.pool.image.prewriteGaps(m.mapping[:min(size, m.committed)])
 		}
 		if m.pool != nil && m.pool.populate && m.size > 0 && size > m.size {
 			// A memory.grow (not the instantiation, which sizes the memory

@@ -40,7 +40,8 @@ func openPageMap() *os.File {
 //     (only read) and pages never touched are left alone.
 //   - Any other page (the image's gaps and everything after it: anonymous
 //     memory) is cleared in place if it is present and not zero, unless
-//     it is one the next user overwrites (keepPages); dropped with
+//     it is one the next user overwrites (keepPages); a cleared page of
+//     the image's gaps is added to the pages users write; dropped with
 //     madvise(MADV_DONTNEED) if it is swapped out; and left alone if it is
 //     not present, since such a page reads as zero.
 //
@@ -55,8 +56,10 @@ func (s *poolState) scrubByPageMap(b []byte, end uint64) bool {
 	n := end / ps
 	addr := int64(uintptr(unsafe.Pointer(unsafe.SliceData(b))) / uintptr(ps))
 	var ranges []imageRange
+	imagePages := uint64(0)
 	if s.image != nil {
 		ranges = s.image.ranges
+		imagePages = s.image.Len() / ps
 	}
 	keep := s.keepPages
 	for first := uint64(0); first < n; {
@@ -91,7 +94,11 @@ func (s *poolState) scrubByPageMap(b []byte, end uint64) bool {
 				case e&pmSwapped != 0:
 					anonSwapped = true
 				case e&pmPresent != 0:
-					keep = clearResident(b[p*ps:(p+1)*ps], int(ps), p, keep)
+					var cleared int
+					keep, cleared = clearResident(b[p*ps:(p+1)*ps], int(ps), p, keep)
+					if cleared > 0 && s.image != nil && p < imagePages {
+						s.image.written.add(int(p)) // a zero page of the image, written
+					}
 				}
 			}
 			if anonSwapped && dropFrom < 0 {

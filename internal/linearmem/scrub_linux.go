@@ -58,7 +58,7 @@ func scrubPages(b []byte, pageSize, first uint64, keep []pageRange) error {
 			}
 			run := chunk[i*ps : j*ps]
 			if resident != 0 {
-				keep = clearResident(run, ps, uint64(base+i), keep)
+				keep, _ = clearResident(run, ps, uint64(base+i), keep)
 			} else if err := zeroPages(run); err != nil {
 				return err
 			}
@@ -71,8 +71,9 @@ func scrubPages(b []byte, pageSize, first uint64, keep []pageRange) error {
 
 // clearResident zeroes b page by page, skipping pages that already read as
 // zero and pages in keep; first is the page index of b[0]. It returns what
-// is left of keep past b, for the next run.
-func clearResident(b []byte, pageSize int, first uint64, keep []pageRange) []pageRange {
+// is left of keep past b, for the next run, and how many pages it cleared.
+func clearResident(b []byte, pageSize int, first uint64, keep []pageRange) ([]pageRange, int) {
+	cleared := 0
 	for k := 0; k*pageSize < len(b); k++ {
 		p := first + uint64(k)
 		for len(keep) > 0 && keep[0].end <= p {
@@ -83,7 +84,8 @@ func clearResident(b []byte, pageSize int, first uint64, keep []pageRange) []pag
 		}
 		if page := b[k*pageSize : (k+1)*pageSize]; !isZero(page) {
 			clear(page)
+			cleared++
 		}
 	}
-	return keep
+	return keep, cleared
 }
