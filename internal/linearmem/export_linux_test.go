@@ -21,3 +21,6 @@ func ImageRanges(im *Image) []Span {
 	}
 	return out
 }
+
+// PageMapWorks is pageMapWorks, for tests.
+var PageMapWorks = pageMapWorks

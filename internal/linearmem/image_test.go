@@ -290,3 +290,43 @@ func allZero(b []byte) bool {
 	}
 	return true
 }
+
+// The page map is trusted only after it told apart pages of the pool's own
+// making: this process's does; one that calls every page absent (where a
+// run's writes would then never be scrubbed), or every page present, or
+// cannot be read, is refused.
+func TestPageMapChecked(t *testing.T) {
+	pm, err := os.Open("/proc/self/pagemap")
+	require.NoError(t, err)
+	defer pm.Close()
+	require.True(t, linearmem.PageMapWorks(pm))
+	for _, c := range []struct {
+		name  string
+		entry uint64
+	}{
+		{"every page absent", 0},
+		{"every page present, anonymous", 1 << 63},
+		{"every page a file's", 1<<63 | 1<<61},
+		{"every page swapped", 1 << 62},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			require.False(t, linearmem.PageMapWorks(fakePageMap(c.entry)))
+		})
+	}
+	require.False(t, linearmem.PageMapWorks(failingReader{}))
+}
+
+// fakePageMap is a page map whose every entry is the same.
+type fakePageMap uint64
+
+func (f fakePageMap) ReadAt(b []byte, _ int64) (int, error) {
+	for i := 0; i+8 <= len(b); i += 8 {
+		binary.LittleEndian.PutUint64(b[i:], uint64(f))
+	}
+	return len(b), nil
+}
+
+// failingReader is a page map that cannot be read.
+type failingReader struct{}
+
+func (failingReader) ReadAt([]byte, int64) (int, error) { return 0, os.ErrClosed }

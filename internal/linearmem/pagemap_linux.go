@@ -3,8 +3,11 @@ package linearmem
 import (
 	"bytes"
 	"encoding/binary"
+	"io"
 	"os"
 	"unsafe"
+
+	"golang.org/x/sys/unix"
 )
 
 // Bits of a /proc/self/pagemap entry.
@@ -19,13 +22,66 @@ const (
 const pageMapChunk = 1024
 
 // openPageMap opens this process's page map, or returns nil when it cannot
-// be read (scrubbing then uses mincore, and compares the image's pages).
+// be read or does not tell pages apart as scrubByPageMap needs (scrubbing
+// then uses mincore, and compares the image's pages): a page map that
+// called a written page absent would leave a run's bytes to the next.
 func openPageMap() *os.File {
 	f, err := os.Open("/proc/self/pagemap")
 	if err != nil {
 		return nil
 	}
+	if !pageMapWorks(f) {
+		_ = f.Close()
+		return nil
+	}
 	return f
+}
+
+// pageMapWorks checks pm, this process's page map, on pages of its own
+// making: of two anonymous pages, the written one must read present and
+// not a file's, the untouched one absent; of two pages of a private
+// mapping of a memory file, the read one must read present and the file's,
+// the written one present and not the file's.
+func pageMapWorks(pm io.ReaderAt) bool {
+	ps := os.Getpagesize()
+	entries := func(b []byte) (e [2]uint64, ok bool) {
+		var buf [16]byte
+		at := int64(uintptr(unsafe.Pointer(unsafe.SliceData(b))) / uintptr(ps) * 8)
+		if _, err := pm.ReadAt(buf[:], at); err != nil {
+			return e, false
+		}
+		return [2]uint64{binary.LittleEndian.Uint64(buf[:]), binary.LittleEndian.Uint64(buf[8:])}, true
+	}
+	own := func(e uint64) bool { return e&pmPresent != 0 && e&(pmFile|pmSwapped) == 0 }
+	anon, err := unix.Mmap(-1, 0, 2*ps, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANON)
+	if err != nil {
+		return false
+	}
+	defer unix.Munmap(anon)
+	anon[0] = 1
+	e, ok := entries(anon)
+	if !ok || !own(e[0]) || e[1]&(pmPresent|pmSwapped) != 0 {
+		return false
+	}
+	fd, err := unix.MemfdCreate("coderun-pagemap-check", unix.MFD_CLOEXEC)
+	if err != nil {
+		return true // no memory files, so no images: the anonymous check is all that matters
+	}
+	defer unix.Close(fd)
+	if unix.Ftruncate(fd, int64(2*ps)) != nil {
+		return false
+	}
+	file, err := unix.Mmap(fd, 0, 2*ps, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE)
+	if err != nil {
+		return true // as above: images map the same way, and would fail too
+	}
+	defer unix.Munmap(file)
+	if file[0] != 0 { // read: maps the file's page (a hole reads as zero)
+		return false
+	}
+	file[ps] = 1
+	e, ok = entries(file)
+	return ok && e[0]&pmPresent != 0 && e[0]&pmFile != 0 && own(e[1])
 }
 
 // scrubByPageMap scrubs the first end bytes of b, a freed memory of the
