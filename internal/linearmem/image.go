@@ -47,6 +47,10 @@ type Image struct {
 	// written are the pages (by index in the memory) that scrubbing has
 	// found a user wrote.
 	written pageSet
+	// learnable are the pages outside the ranges that written may hold:
+	// those of the gaps of at most maxLearnedGap pages, before, between
+	// and after the ranges (see prewriteGaps).
+	learnable pageSet
 
 	mu     sync.Mutex
 	closed bool
@@ -65,6 +69,13 @@ type imageRange struct {
 // KiB off the resident set of a run that waits (the runs read the
 // globals' pages) for one system call more per new memory.
 const gapPages = 15
+
+// maxLearnedGap is the longest gap between an Image's ranges (or before the
+// first) whose written pages a new memory writes ahead (prewriteGaps). A
+// longer one is a stack or a heap that programs use to very different
+// depths: one deep recursion would otherwise make every later memory own
+// the whole of it.
+const maxLearnedGap = 64
 
 // ErrImageUnsupported is returned by NewImage on platforms without memory
 // files (all but Linux).
@@ -85,7 +96,24 @@ func NewImage(b []byte) (*Image, error) {
 		return nil, err
 	}
 	pages := len(b) / pageSize
-	return &Image{ranges: ranges, length: uint64(len(b)), file: f, written: make(pageSet, (pages+63)/64)}, nil
+	im := &Image{ranges: ranges, length: uint64(len(b)), file: f,
+		written: make(pageSet, (pages+63)/64), learnable: make(pageSet, (pages+63)/64)}
+	gap := 0 // the first page of the gap before each range, and after the last
+	for i := 0; i <= len(ranges); i++ {
+		end := pages
+		if i < len(ranges) {
+			end = int(ranges[i].off) / pageSize
+		}
+		if end-gap <= maxLearnedGap {
+			for p := gap; p < end; p++ {
+				im.learnable.add(p)
+			}
+		}
+		if i < len(ranges) {
+			gap = end + len(ranges[i].bytes)/pageSize
+		}
+	}
+	return im, nil
 }
 
 // pageSet is a set of page indexes, safe for concurrent use.
@@ -179,21 +207,15 @@ func (im *Image) mapOver(b []byte) error {
 }
 
 // prewriteGaps writes one zero byte into each page of b (a fresh memory's
-// first bytes, committed) that lies outside the image's ranges and that
-// users are known to write, so that the page is the memory's own, zero,
-// before its user can read it (see Image).
+// first bytes, committed) that lies in a gap of at most maxLearnedGap pages
+// between the image's ranges and that users are known to write, so that
+// the page is the memory's own, zero, before its user can read it (see
+// Image).
 func (im *Image) prewriteGaps(b []byte) {
 	ps := os.Getpagesize()
 	n := min(len(b), int(im.length)) / ps
-	ranges := im.ranges
 	for p := 0; p < n; p++ {
-		for len(ranges) > 0 && int(ranges[0].off)+len(ranges[0].bytes) <= p*ps {
-			ranges = ranges[1:]
-		}
-		if len(ranges) > 0 && int(ranges[0].off) <= p*ps {
-			continue
-		}
-		if im.written.has(p) {
+		if im.learnable.has(p) && im.written.has(p) {
 			b[p*ps] = 0
 		}
 	}

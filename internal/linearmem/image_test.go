@@ -330,3 +330,33 @@ func (f fakePageMap) ReadAt(b []byte, _ int64) (int, error) {
 type failingReader struct{}
 
 func (failingReader) ReadAt([]byte, int64) (int, error) { return 0, os.ErrClosed }
+
+// The written pages of a gap longer than 64 pages (a stack, say) are not
+// learned: one user's deep use of it must not make every new memory own
+// it. Those of a short gap are (TestPoolImageGaps).
+func TestPoolImageLongGapNotLearned(t *testing.T) {
+	if os.Getenv(noPageMapEnv) != "" {
+		t.Skip("only the page map tells the scrub which pages were written")
+	}
+	ps := os.Getpagesize()
+	const long = 65 // one more than linearmem's maxLearnedGap
+	img := make([]byte, (long+2)*ps)
+	img[0], img[(long+1)*ps] = 1, 1
+	p := newPool(t, linearmem.PoolOptions{MaxIdle: 1, Image: newImage(t, img)})
+	m := allocate(t, p, 1<<20)
+	buf := m.Reallocate(uint64(len(img)))
+	for i := 1; i <= long; i++ {
+		buf[i*ps] = 7 // the whole gap, written
+	}
+	m.Free()
+	reused := allocate(t, p, 1<<20)
+	fresh := allocate(t, p, 1<<20)
+	require.Equal(t, uint64(2), p.Stats().Fresh)
+	buf = fresh.Reallocate(uint64(len(img)))
+	for i, s := range pageStates(t, buf)[1 : long+1] {
+		require.False(t, s.present, "gap page %d written ahead", i+1)
+	}
+	require.True(t, bytes.Equal(img, buf))
+	fresh.Free()
+	reused.Free()
+}

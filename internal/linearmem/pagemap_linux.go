@@ -97,9 +97,9 @@ func pageMapWorks(pm io.ReaderAt) bool {
 //   - Any other page (the image's gaps and everything after it: anonymous
 //     memory) is cleared in place if it is present and not zero, unless
 //     it is one the next user overwrites (keepPages); a cleared page of
-//     the image's gaps is added to the pages users write; dropped with
-//     madvise(MADV_DONTNEED) if it is swapped out; and left alone if it is
-//     not present, since such a page reads as zero.
+//     one of the image's short gaps is added to the pages users write;
+//     dropped with madvise(MADV_DONTNEED) if it is swapped out; and left
+//     alone if it is not present, since such a page reads as zero.
 //
 // Unlike mincore, the page map tells a page never touched (or dropped)
 // from one swapped out, so no system call is made for the pages that are
@@ -152,8 +152,8 @@ func (s *poolState) scrubByPageMap(b []byte, end uint64) bool {
 				case e&pmPresent != 0:
 					var cleared int
 					keep, cleared = clearResident(b[p*ps:(p+1)*ps], int(ps), p, keep)
-					if cleared > 0 && s.image != nil && p < imagePages {
-						s.image.written.add(int(p)) // a zero page of the image, written
+					if cleared > 0 && p < imagePages && s.image.learnable.has(int(p)) {
+						s.image.written.add(int(p)) // a zero page of a short gap, written
 					}
 				}
 			}
