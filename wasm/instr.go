@@ -244,7 +244,7 @@ func appendInstr(b []byte, in Instr) []byte {
 	}
 	switch immKindOf(in.Op) {
 	case immBlock:
-		b = appendSleb(b, int64(in.C))
+		b = AppendSleb(b, int64(in.C))
 	case immIndex:
 		b = appendUleb(b, uint64(in.A))
 	case immBrTable:
@@ -261,9 +261,9 @@ func appendInstr(b []byte, in Instr) []byte {
 	case immZero2:
 		b = append(b, 0, 0)
 	case immI32:
-		b = appendSleb(b, int64(int32(in.C)))
+		b = AppendSleb(b, int64(int32(in.C)))
 	case immI64:
-		b = appendSleb(b, int64(in.C))
+		b = AppendSleb(b, int64(in.C))
 	case immF32:
 		b = binary.LittleEndian.AppendUint32(b, uint32(in.C))
 	case immF64:

@@ -80,8 +80,9 @@ func appendUleb(b []byte, v uint64) []byte {
 	}
 }
 
-// appendSleb appends the canonical signed LEB128 encoding of v to b.
-func appendSleb(b []byte, v int64) []byte {
+// AppendSleb appends the canonical signed LEB128 encoding of v to b (an
+// i32.const or i64.const operand, say).
+func AppendSleb(b []byte, v int64) []byte {
 	for {
 		c := byte(v & 0x7f)
 		v >>= 7

@@ -2,6 +2,8 @@ package quickjs
 
 import (
 	"encoding/binary"
+
+	"github.com/coderun/coderun/wasm"
 )
 
 // splitImage moves the first n bytes of the memory the wasm module src's
@@ -121,7 +123,7 @@ func splitSegments(b []byte, n uint64) (body, prefix []byte, ok bool) {
 		copy(prefix[off:], init[:cut])
 		body = binary.AppendUvarint(body, 0) // active, memory 0
 		body = append(body, 0x41)
-		body = appendSleb32(body, int32(uint32(uint64(off)+cut)))
+		body = wasm.AppendSleb(body, int64(int32(uint32(uint64(off)+cut)))) // i32.const is signed
 		body = append(body, 0x0b)
 		body = binary.AppendUvarint(body, size-cut)
 		body = append(body, init[cut:]...)
@@ -130,17 +132,4 @@ func splitSegments(b []byte, n uint64) (body, prefix []byte, ok bool) {
 		return nil, nil, false
 	}
 	return body, prefix, true
-}
-
-// appendSleb32 appends v as a signed LEB128.
-func appendSleb32(b []byte, v int32) []byte {
-	x := int64(v)
-	for {
-		c := byte(x & 0x7f)
-		x >>= 7
-		if (x == 0 && c&0x40 == 0) || (x == -1 && c&0x40 != 0) {
-			return append(b, c)
-		}
-		b = append(b, c|0x80)
-	}
 }
