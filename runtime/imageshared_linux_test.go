@@ -4,7 +4,10 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"os"
+	goruntime "runtime"
+	"sync"
 	"testing"
 	"unsafe"
 
@@ -107,4 +110,93 @@ func TestEngineCloseReleasesImageFiles(t *testing.T) {
 		require.NoError(t, e.Close(context.Background()))
 	}
 	require.LessOrEqual(t, count(), before, "descriptors left by closed engines")
+}
+
+// A run cannot make later runs' memories larger: a program that recurses
+// as deep as QuickJS allows writes about 119 pages of the guest stack,
+// and the engine does not learn them as pages new memories write ahead
+// (linearmem learns only short gaps of the image). Of 4 + 2×GOMAXPROCS
+// runs started at once afterwards, all but those on the pool's memories
+// (at most 2×GOMAXPROCS, which keep what their users wrote, cleared)
+// start on new memories owning at most learnedBound bytes of the image's
+// span; learned, the stack would be every new memory's own.
+func TestDeepRecursionNotLearned(t *testing.T) {
+	const page = 4096
+	const learnedBound = 128 * page // the image's 88 non-zero pages and its short zero runs
+	e := testEngine(t)
+	shared := e.qe.Shared()
+	require.Positive(t, shared)
+	owned := func(in *quickjs.Instance) int {
+		b, ok := in.Memory().Read(0, uint32(shared))
+		require.True(t, ok)
+		f, err := os.Open("/proc/self/pagemap")
+		require.NoError(t, err)
+		defer f.Close()
+		raw := make([]byte, 8*(len(b)/page))
+		_, err = f.ReadAt(raw, int64(uintptr(unsafe.Pointer(&b[0]))/page)*8)
+		require.NoError(t, err)
+		n := 0
+		for i := range len(b) / page {
+			if v := binary.LittleEndian.Uint64(raw[8*i:]); v>>63 == 1 && v>>61&1 == 0 {
+				n++
+			}
+		}
+		return n * page
+	}
+
+	var deep int
+	e.hooks.ended = func(r *run) { deep = owned(r.in) }
+	o, err := e.run(context.Background(), `function f(n) { return f(n + 1) + 1 }
+try { f(0) } catch (e) { return e.name }`, nil)
+	require.NoError(t, err)
+	require.Empty(t, o.Kind, o.Message)
+	require.Equal(t, `"RangeError"`, string(o.Value))
+	require.Greater(t, deep, learnedBound, "the recursion wrote the stack (about 119 pages of it)")
+	e.hooks.ended = nil
+
+	n := 4 + 2*goruntime.GOMAXPROCS(0)
+	var mu sync.Mutex
+	var starts []int
+	e.hooks.attached = func(in *quickjs.Instance) {
+		b := owned(in)
+		mu.Lock()
+		starts = append(starts, b)
+		mu.Unlock()
+	}
+	var entered sync.WaitGroup
+	entered.Add(n)
+	release := make(chan struct{})
+	bindings := []Binding{{Global: "tools", Functions: map[string]Func{
+		"wait": func(context.Context, json.RawMessage) (json.RawMessage, error) {
+			entered.Done()
+			<-release
+			return json.RawMessage(`1`), nil
+		},
+	}}}
+	errs := make(chan error, n)
+	for range n {
+		go func() {
+			o, err := e.run(context.Background(), `return await tools.wait(0)`, bindings)
+			if err == nil && o.Kind != "" {
+				err = errors.New(o.Message)
+			}
+			errs <- err
+		}()
+	}
+	entered.Wait()
+	close(release)
+	for range n {
+		require.NoError(t, <-errs)
+	}
+	under := 0
+	for _, b := range starts {
+		if b <= learnedBound {
+			under++
+		}
+	}
+	t.Logf("the recursion owned %d KiB; the instances after it started owning %v bytes", deep>>10, starts)
+	// The pool keeps at most 2×GOMAXPROCS memories, each holding what its
+	// users wrote (cleared in place): the other runs got new memories.
+	require.GreaterOrEqual(t, under, n-2*goruntime.GOMAXPROCS(0),
+		"instances that started owning at most %d bytes of the image's span", learnedBound)
 }
