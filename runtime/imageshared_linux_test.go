@@ -90,9 +90,10 @@ func TestImageShared(t *testing.T) {
 // zero.
 const imageOwnBound = 48 * 4096
 
-// An engine's shared image holds two file descriptors (the memory file and
-// the page map); closing the engine closes both: engines made and closed
-// one after another leave the process's descriptors as they were.
+// An engine holds two file descriptors for its shared image (the memory
+// file, and the pool's page map, which its scrub reads); closing the engine
+// closes both: engines made and closed one after another leave the
+// process's descriptors as they were.
 func TestEngineCloseReleasesImageFiles(t *testing.T) {
 	count := func() int {
 		ents, err := os.ReadDir("/proc/self/fd")

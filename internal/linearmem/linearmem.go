@@ -48,15 +48,19 @@
 // every byte the previous user could have written reads as zero before the
 // memory is handed out again (except, for a pool that serves one module,
 // the pages PoolOptions.Overwritten says that module's instantiation
-// rewrites in full). Only the committed range can have been
-// written; mincore splits it into resident and non-resident pages. Resident
-// pages are cleared in place, which is cheap and keeps them resident, so the
-// next user touches them without faulting; non-resident pages, which
-// clearing would fault in, are dropped with madvise(MADV_DONTNEED), which
-// also discards the contents of a swapped-out page. Residency only chooses
-// between the two, so scrubbing is complete whatever the kernel does
-// meanwhile; if a system call fails, the memory is unmapped instead of
-// reused. Pages beyond the committed range are inaccessible and either
+// rewrites in full; and a pool with an Image restores the image's pages
+// instead, see Image). Only the committed range can have been written. On
+// Linux the pool reads /proc/self/pagemap for it, once it has checked that
+// the page map tells pages apart: present pages are cleared in place,
+// which is cheap and keeps them resident, so the next user touches them
+// without faulting; swapped-out pages are dropped with
+// madvise(MADV_DONTNEED); absent pages read as zero already and cost
+// nothing. Without the page map, mincore splits the range into resident
+// pages (cleared in place) and non-resident ones, dropped, since mincore
+// cannot tell a swapped-out page from one never touched. Residency only
+// chooses between clearing and dropping, so scrubbing is complete whatever
+// the kernel does meanwhile; if a system call fails, the memory is
+// unmapped instead of reused. Pages beyond the committed range are inaccessible and either
 // never committed or dropped, so a later grow finds them zero, as wazero
 // requires. A memory that committed more than PoolOptions.MaxKeepBytes has
 // the excess dropped and made inaccessible again, and at most
