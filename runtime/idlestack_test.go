@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	goruntime "runtime"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -202,17 +203,36 @@ func TestReleasedStacksCostNoGoroutine(t *testing.T) {
 	var released atomic.Int32
 	e.hooks.ended = func(r *run) { released.Add(r.releases.Load()) }
 	before := goruntime.NumGoroutine()
-	entered := make(chan struct{}, runs)
+	finish := startWaitingRuns(e, runs)
+	time.Sleep(20 * time.Millisecond) // every idle timer has fired
+	// Per run: the goroutine that called run and the run's own, which is
+	// in the binding call.
+	waiting := goruntime.NumGoroutine()
+	for _, err := range finish() {
+		require.NoError(t, err)
+	}
+	require.LessOrEqual(t, waiting, before+2*runs+2, "goroutines while %d runs wait", runs)
+	require.Equal(t, int32(runs), released.Load(), "every waiting run released its stack once")
+	waitGoroutines(t, before)
+}
+
+// startWaitingRuns starts n runs of `return await tools.wait(0)` on e and
+// returns once every one of them is blocked in that binding call. finish
+// lets them return and waits for them: the error of each (for a run that
+// ended with a failure kind, its message).
+func startWaitingRuns(e *Engine, n int) (finish func() []error) {
+	var entered sync.WaitGroup
+	entered.Add(n)
 	release := make(chan struct{})
 	bindings := []Binding{{Global: "tools", Functions: map[string]Func{
 		"wait": func(context.Context, json.RawMessage) (json.RawMessage, error) {
-			entered <- struct{}{}
+			entered.Done()
 			<-release
 			return json.RawMessage(`1`), nil
 		},
 	}}}
-	done := make(chan error, runs)
-	for range runs {
+	done := make(chan error, n)
+	for range n {
 		go func() {
 			o, err := e.run(context.Background(), `return await tools.wait(0)`, bindings)
 			if err == nil && o.Kind != "" {
@@ -221,18 +241,13 @@ func TestReleasedStacksCostNoGoroutine(t *testing.T) {
 			done <- err
 		}()
 	}
-	for range runs {
-		<-entered
+	entered.Wait()
+	return func() []error {
+		close(release)
+		errs := make([]error, n)
+		for i := range errs {
+			errs[i] = <-done
+		}
+		return errs
 	}
-	time.Sleep(20 * time.Millisecond) // every idle timer has fired
-	// Per run: the goroutine that called run and the run's own, which is
-	// in the binding call.
-	waiting := goruntime.NumGoroutine()
-	close(release)
-	for range runs {
-		require.NoError(t, <-done)
-	}
-	require.LessOrEqual(t, waiting, before+2*runs+2, "goroutines while %d runs wait", runs)
-	require.Equal(t, int32(runs), released.Load(), "every waiting run released its stack once")
-	waitGoroutines(t, before)
 }

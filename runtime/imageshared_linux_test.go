@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
-	"errors"
 	"os"
 	goruntime "runtime"
 	"sync"
@@ -164,30 +163,8 @@ try { f(0) } catch (e) { return e.name }`, nil)
 		starts = append(starts, b)
 		mu.Unlock()
 	}
-	var entered sync.WaitGroup
-	entered.Add(n)
-	release := make(chan struct{})
-	bindings := []Binding{{Global: "tools", Functions: map[string]Func{
-		"wait": func(context.Context, json.RawMessage) (json.RawMessage, error) {
-			entered.Done()
-			<-release
-			return json.RawMessage(`1`), nil
-		},
-	}}}
-	errs := make(chan error, n)
-	for range n {
-		go func() {
-			o, err := e.run(context.Background(), `return await tools.wait(0)`, bindings)
-			if err == nil && o.Kind != "" {
-				err = errors.New(o.Message)
-			}
-			errs <- err
-		}()
-	}
-	entered.Wait()
-	close(release)
-	for range n {
-		require.NoError(t, <-errs)
+	for _, err := range startWaitingRuns(e, n)() {
+		require.NoError(t, err)
 	}
 	under := 0
 	for _, b := range starts {
