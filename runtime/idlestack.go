@@ -82,4 +82,7 @@ func (r *run) releaseStack() {
 	}
 	r.releases.Add(1)
 	r.stack.Store(stackParked)
+	if r.e.hooks.released != nil {
+		r.e.hooks.released()
+	}
 }

@@ -190,9 +190,11 @@ func TestAbandonedRunAfterStackRelease(t *testing.T) {
 	}}}
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
+	fired := make(chan struct{}, 1)
+	e.hooks.released = func() { fired <- struct{}{} }
 	go func() {
 		<-entered
-		time.Sleep(20 * time.Millisecond) // far past the idle time
+		<-fired // the idle timer released the stack
 		cancel(errors.New("caller gave up"))
 	}()
 	o, err := e.run(ctx, `return await tools.hang(0)`, bindings)
@@ -213,9 +215,17 @@ func TestReleasedStacksCostNoGoroutine(t *testing.T) {
 	e.hooks.stackIdle = 100 * time.Microsecond
 	var released atomic.Int32
 	e.hooks.ended = func(r *run) { released.Add(r.releases.Load()) }
+	fired := make(chan struct{}, runs)
+	e.hooks.released = func() { fired <- struct{}{} }
 	before := goruntime.NumGoroutine()
 	finish := startWaitingRuns(e, runs)
-	time.Sleep(20 * time.Millisecond) // every idle timer has fired
+	for range runs { // every idle timer has fired
+		select {
+		case <-fired:
+		case <-time.After(time.Minute):
+			t.Fatal("a waiting run's idle timer did not fire in a minute")
+		}
+	}
 	// Per run: the goroutine that called run and the run's own, which is
 	// in the binding call.
 	waiting := goruntime.NumGoroutine()

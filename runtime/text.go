@@ -38,6 +38,9 @@ type testHooks struct {
 	script func(string) string
 	// stackIdle, if set, replaces stackIdle.
 	stackIdle time.Duration
+	// released runs on the idle timer's goroutine after it released a
+	// run's stack.
+	released func()
 }
 
 // pace is called after each piece of a big text: it ends the run, and
