@@ -93,6 +93,9 @@ type Engine struct {
 	ready   chan *quickjs.Instance
 	filler  sync.WaitGroup
 	running atomic.Int64
+	// fillPolls counts the filler's wake-ups (for tests: an idle engine's
+	// cost).
+	fillPolls atomic.Int64
 
 	hooks testHooks // for this package's tests only
 
@@ -142,18 +145,35 @@ type idleHost struct{ templateHost }
 // instance saved it. It polls rather than blocking on a full channel, so a
 // run that takes an instance never wakes it on the request path; and it
 // grows each instance's native stack (quickjs.Instance.Warm) in advance.
+// The poll backs off while the pool stays full and no run is in flight
+// (fillPollMin doubling up to fillPollMax), so an idle engine wakes a few
+// dozen times a second, not a thousand; any run in flight, or a free slot,
+// brings it back to fillPollMin.
 func (e *Engine) fill() {
 	defer e.filler.Done()
-	idle := time.NewTicker(time.Millisecond)
-	defer idle.Stop()
+	poll := time.NewTimer(fillPollMin)
+	defer poll.Stop()
+	interval := fillPollMin
 	for {
-		for e.running.Load() > 0 || len(e.ready) == cap(e.ready) {
+		for {
+			busy := e.running.Load() > 0
+			if !busy && len(e.ready) < cap(e.ready) {
+				break
+			}
+			if busy {
+				interval = fillPollMin
+			} else {
+				interval = min(2*interval, fillPollMax)
+			}
+			poll.Reset(interval)
 			select {
-			case <-idle.C:
+			case <-poll.C:
+				e.fillPolls.Add(1)
 			case <-e.closing:
 				return
 			}
 		}
+		interval = fillPollMin
 		select {
 		case <-e.closing:
 			return
@@ -171,6 +191,16 @@ func (e *Engine) fill() {
 		e.ready <- in // never blocks: this goroutine is the only sender, and there is room
 	}
 }
+
+// The prewarm pool's poll (see fill): after a run, or while one is in
+// flight, every fillPollMin; while the pool stays full and the engine
+// idle, backing off to fillPollMax, which is then the longest a run that
+// took an instance waits for the pool to start refilling (a second run in
+// that time takes the pool's second instance, if it has one).
+const (
+	fillPollMin = time.Millisecond
+	fillPollMax = 32 * time.Millisecond
+)
 
 // instance returns a prewarmed instance if one is ready, else a new one,
 // whose native stack is warmed deep when the run has bindings: their setup
