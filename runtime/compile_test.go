@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -8,13 +9,13 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/coderun/coderun/budget"
+	"github.com/coderun/coderun/internal/quickjs"
 	"github.com/coderun/coderun/runtime/internal/transpile"
 )
 
@@ -143,21 +144,26 @@ func goroutinesButEsbuildHash() (int, string) {
 	return n, stacks
 }
 
-// TestStoppedRunClosesInstanceLater: a run that is aborted or times out returns before its
-// instance is closed (on a goroutine of its own), a run that ends otherwise after; Close waits
-// for the instances being closed, so that when it returns no goroutine is left.
-func TestStoppedRunClosesInstanceLater(t *testing.T) {
+// TestStoppedRunScrubsLater: every run closes its instance before it returns, with nothing
+// left running. A run that is aborted or times out (its caller waits to get control back)
+// leaves its memory in the pool unscrubbed, and the next run takes that memory and scrubs it
+// first: none of the stopped program's bytes are in the next run's memory. A run that ends
+// otherwise scrubs its memory at once.
+func TestStoppedRunScrubsLater(t *testing.T) {
+	// The secret exists only at run time: "QZX" is not in the program's text.
+	const makeSecret = `globalThis.s = Array.from({length: 2000}, (_, i) => String.fromCharCode(81, 90, 88) + (i * 7919 + 104729)).join("|")
+`
+	secret := []byte("QZX104729")
 	for _, tc := range []struct {
-		name    string
-		program string
-		cancel  bool
-		kind    string
-		later   bool
+		name   string
+		end    string
+		cancel bool
+		kind   string
 	}{
-		{"abort", "for(;;){}", true, KindAbort, true},
-		{"timeout", "for(;;){}", false, KindTimeout, true},
-		{"exception", "throw new Error('x')", false, KindException, false},
-		{"success", "return 1", false, "", false},
+		{"abort", "for(;;){}", true, KindAbort},
+		{"timeout", "for(;;){}", false, KindTimeout},
+		{"exception", "throw new Error('x')", false, KindException},
+		{"success", "return 1", false, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			before, _ := goroutinesButEsbuildHash()
@@ -171,49 +177,39 @@ func TestStoppedRunClosesInstanceLater(t *testing.T) {
 				MaxProgramBytes: 1 << 20, MaxArgumentBytes: 8 << 20,
 			}, CacheDir: testCacheDir(t)})
 			require.NoError(t, err)
-			// Run once so that the program is compiled (a run stopped while it compiles has no
-			// instance), and let that run's instance close before the hook is set.
-			stopAfter := func(d time.Duration) context.Context {
-				ctx, cancel := context.WithCancelCause(context.Background())
-				if tc.cancel {
-					time.AfterFunc(d, func() { cancel(errors.New("stop")) })
-				} else {
-					t.Cleanup(func() { cancel(nil) })
-				}
-				return ctx
+			ctx, cancel := context.WithCancelCause(context.Background())
+			defer cancel(nil)
+			if tc.cancel {
+				time.AfterFunc(100*time.Millisecond, func() { cancel(errors.New("stop")) })
 			}
-			_, err = e.run(stopAfter(time.Second), tc.program, nil)
-			require.NoError(t, err)
-			e.closingInstances.Wait()
-			release := make(chan struct{})
-			var held atomic.Int32
-			e.hooks.closing = func() {
-				held.Add(1)
-				<-release
-			}
-			o, err := e.run(stopAfter(100*time.Millisecond), tc.program, nil)
+			o, err := e.run(ctx, makeSecret+tc.end, nil)
 			require.NoError(t, err)
 			require.Equal(t, tc.kind, o.Kind, o.Message)
-			if !tc.later {
-				require.Zero(t, held.Load(), "the instance is closed before the run returns")
-				close(release)
-				require.NoError(t, e.Close(context.Background()))
-				return
+			st := e.qe.PoolStats()
+			stopped := tc.kind == KindAbort || tc.kind == KindTimeout
+			if stopped {
+				require.Equal(t, 1, st.Pending, "the stopped run's memory waits in the pool unscrubbed: %+v", st)
+			} else {
+				require.Zero(t, st.Pending, "the run's memory was scrubbed when it ended: %+v", st)
 			}
-			// The run returned with its instance still open; Close does not return before it is closed.
-			require.Eventually(t, func() bool { return held.Load() == 1 }, 10*time.Second, time.Millisecond)
-			closed := make(chan error, 1)
-			go func() { closed <- e.Close(context.Background()) }()
-			select {
-			case err := <-closed:
-				t.Fatalf("Close returned (%v) while an instance was still being closed", err)
-			case <-time.After(20 * time.Millisecond):
+
+			var found bool
+			e.hooks.attached = func(in *quickjs.Instance) {
+				b, ok := in.Memory().Read(0, in.Memory().Size())
+				require.True(t, ok)
+				found = bytes.Contains(b, secret)
 			}
-			close(release)
-			require.NoError(t, <-closed)
-			// The closing goroutine may still be returning after its Done: it has nothing left to
-			// do, so its end is waited for, not asserted at once (on this goroutine: Eventually's
-			// own goroutines would be counted).
+			o, err = e.run(context.Background(), "return 2", nil)
+			require.NoError(t, err)
+			require.Equal(t, "2", string(o.Value), o.Message)
+			require.False(t, found, "the next run's memory holds the previous program's bytes")
+			after := e.qe.PoolStats()
+			require.Zero(t, after.Pending, "%+v", after)
+			if stopped {
+				require.Equal(t, st.ScrubbedByAllocate+1, after.ScrubbedByAllocate, "the next run took the stopped run's memory and scrubbed it: %+v", after)
+			}
+
+			require.NoError(t, e.Close(context.Background()))
 			n, stacks := goroutinesButEsbuildHash()
 			for deadline := time.Now().Add(10 * time.Second); n > before && time.Now().Before(deadline); {
 				time.Sleep(time.Millisecond)

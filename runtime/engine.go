@@ -83,9 +83,6 @@ type Engine struct {
 	// compiling tracks the goroutines of compilations, which outlive a run that stops waiting
 	// for them (see run.compile) until their step in flight ends.
 	compiling sync.WaitGroup
-	// closing instances tracks the instances of stopped runs that close on a goroutine of their
-	// own (see run.closeRun).
-	closingInstances sync.WaitGroup
 
 	// ready holds prewarmed instances, each used by exactly one run; filler
 	// tracks the goroutine that refills it; running counts runs in flight
@@ -327,8 +324,6 @@ func (e *Engine) Close(ctx context.Context) error {
 		e.active.Wait()
 		// Runs start compilations (compiling.Add) only while active, so none starts now.
 		e.compiling.Wait()
-		// Runs hand instances to closingInstances.Add only while active.
-		e.closingInstances.Wait()
 		close(done)
 	}()
 	select {

@@ -241,25 +241,18 @@ func (r *run) closeRun() {
 	r.mem.Release(r.logs.size() + r.valueCharge)
 }
 
-// closeInstance closes the run's instance. A run that was stopped (an abort or a timeout:
-// its caller is waiting to get control back) closes it on a goroutine of its own, which the
-// engine's Close waits for: closing frees the instance's memory into the pool, and scrubbing
-// it then takes tens of microseconds that the caller need not wait for. Other runs close it
-// at once, so that the next run finds the memory ready in the pool.
+// closeInstance closes the run's instance. A run that was stopped (an abort or a timeout: its
+// caller is waiting to get control back) leaves the scrub of the instance's memory to the next
+// instance given that memory (quickjs.Instance.CloseScrubLater): scrubbing it takes tens of
+// microseconds, in caches the runaway program has cooled, and handing it to a goroutine costs
+// about as much again on a small VM, whose other CPU has to be woken for it. Other runs scrub
+// it at once, so that the next run finds the memory ready in the pool.
 func (r *run) closeInstance() {
-	in := r.in
-	if r.kind != KindAbort && r.kind != KindTimeout {
-		_ = in.Close(context.Background())
+	if r.kind == KindAbort || r.kind == KindTimeout {
+		_ = r.in.CloseScrubLater(context.Background())
 		return
 	}
-	r.e.closingInstances.Add(1)
-	go func() {
-		defer r.e.closingInstances.Done()
-		if r.e.hooks.closing != nil {
-			r.e.hooks.closing()
-		}
-		_ = in.Close(context.Background())
-	}()
+	_ = r.in.Close(context.Background())
 }
 
 // start compiles the program, makes the instance and starts the program.

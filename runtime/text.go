@@ -24,8 +24,6 @@ const textPiece = 256 << 10
 type testHooks struct {
 	piece func(r *run) // after each piece of a big text
 	ended func(r *run) // when the run's outcome has been assembled
-	// closing runs on the goroutine that closes a stopped run's instance, before it does.
-	closing func()
 	// noInterrupt makes every run end its guest by a panic, as before
 	// quickjs.Instance.Interrupt (see halt).
 	noInterrupt bool

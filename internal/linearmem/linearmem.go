@@ -251,6 +251,9 @@ type Memory struct {
 	size  uint64 // current length
 	hwm   uint64 // highest length ever handed out, to re-zero on regrow
 	freed bool
+	// later: Free leaves the scrub to the Allocate that reuses the memory
+	// (see ScrubLater).
+	later bool
 
 	mapped bool // immutable: set by Reserve
 
@@ -382,7 +385,7 @@ func (m *Memory) Free() {
 	if m.mapping != nil {
 		m.cleanup.Stop()
 		if m.pool != nil {
-			m.pool.put(m.mapping, m.committed, min(roundUp(m.hwm, m.pageSize), m.committed))
+			m.pool.put(m.mapping, m.committed, min(roundUp(m.hwm, m.pageSize), m.committed), m.later)
 		} else {
 			// Nothing useful can be done if munmap fails: the mapping was
 			// created by us with a valid address and length.
@@ -392,6 +395,19 @@ func (m *Memory) Free() {
 	}
 	m.heap = nil
 	m.committed, m.size = 0, 0
+}
+
+// ScrubLater makes the memory's Free, if it hands the memory back to a Pool,
+// leave it there unscrubbed, as ScrubOnAllocate does for every memory of a
+// pool: the Allocate that reuses it scrubs it first, on its own goroutine,
+// and until then it waits in the pool with its last user's bytes (a pool
+// with Background, or one trimming a memory that grew past MaxKeepBytes,
+// may scrub it sooner). It suits a memory whose user must get control back
+// at once when it frees it, without a scrub or a goroutine woken for one.
+func (m *Memory) ScrubLater() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.later = true
 }
 
 // Discard zeroes the n bytes at offset off and returns the whole OS pages in

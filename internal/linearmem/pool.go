@@ -123,10 +123,12 @@ type PoolStats struct {
 	// Reused counts Allocates served from the pool, Fresh those that
 	// reserved a new mapping.
 	Reused, Fresh uint64
-	// ScrubbedByAllocate counts, with PoolOptions.Background, the Reused
-	// that found no scrubbed memory in a full pool and scrubbed a pending
-	// one themselves. If it is a large share of Reused, the pool's
-	// goroutine does not get to run in time.
+	// ScrubbedByAllocate counts the Reused that scrubbed a pending memory
+	// themselves: with PoolOptions.Background, those that found no
+	// scrubbed memory in a full pool (if it is a large share of Reused,
+	// the pool's goroutine does not get to run in time); with
+	// ScrubOnAllocate, every reuse; otherwise, the reuses of memories
+	// freed after Memory.ScrubLater.
 	ScrubbedByAllocate uint64
 	// Unmapped counts memories the pool unmapped (evicted, freed after
 	// Close, failed to scrub, or idle at Close). Unmapping by the pool's
@@ -174,6 +176,9 @@ type region struct {
 	committed uint64
 	dirty     uint64
 	clean     bool
+	// later: not clean, and left for the Allocate that takes it to scrub
+	// (Memory.ScrubLater).
+	later bool
 }
 
 // poolState is the Pool, apart from the handle that the cleanup watches.
@@ -303,7 +308,8 @@ func (s *poolState) close(wait bool) {
 }
 
 // take removes and returns a kept region of the given reservation size,
-// scrubbed, or nil. It prefers the most recently freed clean region. Failing
+// scrubbed, or nil. It prefers the most recently freed region left to it to
+// scrub (Memory.ScrubLater), then the most recently freed clean one. Failing
 // that, while the pool is not full it returns nil, so that a fresh memory is
 // reserved and the pool grows until the goroutine's scrubbing keeps up with
 // the frees; once the pool is full, it scrubs the most recently freed
@@ -312,7 +318,15 @@ func (s *poolState) close(wait bool) {
 func (s *poolState) take(size uint64) *region {
 	s.mu.Lock()
 	found := -1
+	// A memory freed after ScrubLater is taken first, so that its last
+	// user's bytes do not stay in the pool while clean memories come and go.
 	for i := len(s.idle) - 1; i >= 0; i-- {
+		if r := s.idle[i]; r.later && uint64(len(r.mapping)) == size {
+			found = i
+			break
+		}
+	}
+	for i := len(s.idle) - 1; i >= 0 && found < 0; i-- {
 		if r := s.idle[i]; uint64(len(r.mapping)) == size {
 			if s.lazy && !r.clean && r.committed > s.keep {
 				continue // the pool's goroutine trims it
@@ -321,12 +335,14 @@ func (s *poolState) take(size uint64) *region {
 				found = i
 				break
 			}
-			if found < 0 {
-				found = i
-			}
 		}
 	}
-	if found < 0 || !s.idle[found].clean && !s.lazy && len(s.idle)+s.scrubbing < s.maxIdle {
+	for i := len(s.idle) - 1; i >= 0 && found < 0; i-- {
+		if r := s.idle[i]; uint64(len(r.mapping)) == size && !(s.lazy && r.committed > s.keep) {
+			found = i // the most recently freed pending one
+		}
+	}
+	if found < 0 || !s.idle[found].clean && !s.lazy && !s.idle[found].later && len(s.idle)+s.scrubbing < s.maxIdle {
 		s.mu.Unlock()
 		return nil
 	}
@@ -357,9 +373,11 @@ func (s *poolState) take(size uint64) *region {
 // put takes a freed reservation: it keeps it for reuse (evicting the least
 // recently freed kept one when maxIdle are kept) or unmaps it.
 // Of the committed bytes, only [0, dirty) can have been written by the
-// memory's last user.
-func (s *poolState) put(mapping []byte, committed, dirty uint64) {
-	r := &region{mapping: mapping, committed: committed, dirty: dirty}
+// memory's last user. later leaves a kept reservation unscrubbed for the
+// Allocate that takes it (Memory.ScrubLater).
+func (s *poolState) put(mapping []byte, committed, dirty uint64, later bool) {
+	later = later && committed <= s.keep
+	r := &region{mapping: mapping, committed: committed, dirty: dirty, later: later}
 	s.mu.Lock()
 	if s.closed || s.maxIdle < 0 {
 		s.stats.Unmapped++
@@ -384,7 +402,7 @@ func (s *poolState) put(mapping []byte, committed, dirty uint64) {
 	// goroutine even in inline mode: trimming a large resident heap takes
 	// milliseconds (page frees), which would otherwise delay the end of the
 	// run that used it.
-	if s.inline && !s.lazy && committed <= s.keep {
+	if s.inline && !s.lazy && !later && committed <= s.keep {
 		if r != nil {
 			s.scrubbing++
 		}
@@ -400,7 +418,7 @@ func (s *poolState) put(mapping []byte, committed, dirty uint64) {
 	if r != nil {
 		s.idle = append(s.idle, r)
 	}
-	if !s.lazy || evict != nil || committed > s.keep {
+	if !s.lazy && !later || evict != nil || committed > s.keep {
 		s.startWorker()
 	}
 	s.mu.Unlock()

@@ -672,6 +672,56 @@ func TestPoolScrubOnAllocate(t *testing.T) {
 	}
 }
 
+// TestPoolScrubLater checks Memory.ScrubLater in a pool that scrubs on Free:
+// the memory goes back to the pool unscrubbed and the next Allocate takes it
+// and scrubs it, even when a clean memory is in the pool too (so that the
+// bytes of its last user do not stay there); one that grew past MaxKeepBytes
+// is trimmed and scrubbed by the pool's goroutine as before.
+func TestPoolScrubLater(t *testing.T) {
+	const keep = mib
+	tests := []struct {
+		name    string
+		size    int
+		clean   bool   // a clean memory is in the pool too
+		pending int    // Stats.Pending after the Free
+		byAlloc uint64 // ScrubbedByAllocate after the reuse
+	}{
+		{"small", keep / 2, false, 1, 1},
+		{"before a clean one", keep / 2, true, 1, 1},
+		{"above MaxKeepBytes", 4 * mib, false, 0, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := newPool(t, linearmem.PoolOptions{MaxKeepBytes: keep})
+			mem := allocate(t, p, 256*wasmPage)
+			if tt.clean {
+				other := allocate(t, p, 256*wasmPage)
+				other.Reallocate(wasmPage)
+				other.Free()
+			}
+			buf := mem.Reallocate(uint64(tt.size))
+			for i := range buf {
+				buf[i] = 0x5a
+			}
+			mem.ScrubLater()
+			mem.Free()
+			if tt.pending == 1 {
+				st := p.Stats()
+				require.Equal(t, 1, st.Pending, "Free scrubbed: %+v", st)
+			} else {
+				waitIdle(t, p, 1)
+			}
+			again := allocate(t, p, 256*wasmPage)
+			defer again.Free()
+			st := p.Stats()
+			require.Equal(t, tt.byAlloc, st.ScrubbedByAllocate, "%+v", st)
+			require.Zero(t, st.Pending, "%+v", st)
+			buf = again.Reallocate(uint64(tt.size))
+			require.Equal(t, -1, firstMismatch(buf, 1, func(int) byte { return 0 }))
+		})
+	}
+}
+
 // TestPoolOverwritten checks PoolOptions.Overwritten: after a memory whose
 // every byte was written is freed and reused, the pages wholly inside a span
 // still hold what the previous user wrote (its next user overwrites them, as

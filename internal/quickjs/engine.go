@@ -253,6 +253,15 @@ func (e *Engine) IsMemoryTrap(err error) bool {
 // metered reports whether the compiled module imports the fuel hook.
 func (e *Engine) metered() bool { return e.hasFuel }
 
+// PoolStats returns the counters of the pool that serves the instances'
+// memories (zero without one).
+func (e *Engine) PoolStats() linearmem.PoolStats {
+	if p, ok := e.alloc.(*linearmem.Pool); ok {
+		return p.Stats()
+	}
+	return linearmem.PoolStats{}
+}
+
 // Close releases the runtime and every instance still open.
 func (e *Engine) Close(ctx context.Context) error {
 	err := e.rt.Close(ctx)

@@ -150,6 +150,17 @@ func (in *Instance) SetGrowHook(f func(from, to uint64) bool) bool {
 // Close ends the instance.
 func (in *Instance) Close(ctx context.Context) error { return in.mod.Close(ctx) }
 
+// CloseScrubLater ends the instance as Close does, but leaves its memory's
+// scrub to the next instance given that memory (linearmem.Memory.ScrubLater),
+// so that it returns at once: for a caller waiting to get control back. A
+// memory that does not come from a pool is freed as usual.
+func (in *Instance) CloseScrubLater(ctx context.Context) error {
+	if in.linear != nil {
+		in.linear.ScrubLater()
+	}
+	return in.mod.Close(ctx)
+}
+
 // Memory is the instance's linear memory.
 func (in *Instance) Memory() api.Memory { return in.mem }
 
