@@ -442,7 +442,7 @@ var tableNotes = []string{
 		"(modernc: `NewPromiseCapability`, settled on the VM's goroutine, then `ExecutePendingJobs`); " +
 		"fastschema's `SetAsyncFunc` function resolves its promise before it returns, since its runtime cannot be entered from another goroutine while the script runs.",
 	"Each call sleeps 50 ms in Go. fastschema's calls run one after another (see ¹), so its run takes 10 × 50 ms.",
-	"From the interruption to the call returning: coderun, cancelling the `Run` ctx (the time includes releasing the instance); " +
+	"From the interruption to the call returning: coderun, cancelling the `Run` ctx (the time includes closing the instance; since 468821f the scrub of its memory is left to the next run, which the row does not time); " +
 		"goja, `Runtime.Interrupt`; modernc, `VM.Interrupt`; fastschema, cancelling the `qjs.Option.Context` of a runtime made with " +
 		"`CloseOnContextDone` (wazero closes the module), which slows every evaluation down and so is used only for this row. " +
 		"The interruption comes 20 ms after the engine was called.",
