@@ -633,66 +633,30 @@ func TestPoolPopulateGrowth(t *testing.T) {
 	}
 }
 
-// With ScrubOnAllocate, Free only keeps the memory; the Allocate that reuses
-// it scrubs it. A memory above MaxKeepBytes is still trimmed by the pool's
-// goroutine, never by Allocate.
-func TestPoolScrubOnAllocate(t *testing.T) {
+// Memories scrubbed by the Allocate that reuses them: every memory of a pool
+// with ScrubOnAllocate, and one freed after Memory.ScrubLater in a pool that
+// otherwise scrubs on Free. Free only keeps such a memory; the next Allocate
+// takes it, before a clean memory in the pool (so that the bytes of its last
+// user do not stay there), and scrubs it. A memory above MaxKeepBytes is
+// still trimmed and scrubbed by the pool's goroutine, never by Allocate.
+func TestPoolScrubbedByAllocate(t *testing.T) {
 	const keep = mib
 	tests := []struct {
 		name    string
+		lazy    bool // ScrubOnAllocate; else the memory is freed after ScrubLater
+		clean   bool // a clean memory is in the pool too
 		size    int
-		byAlloc uint64 // ScrubbedByAllocate after the reuse
+		byAlloc uint64 // ScrubbedByAllocate after the reuse (0: scrubbed by the pool's goroutine)
 	}{
-		{"small", keep / 2, 1},
-		{"above MaxKeepBytes", 4 * mib, 0},
+		{"ScrubOnAllocate", true, false, keep / 2, 1},
+		{"ScrubOnAllocate, above MaxKeepBytes", true, false, 4 * mib, 0},
+		{"ScrubLater", false, false, keep / 2, 1},
+		{"ScrubLater, before a clean one", false, true, keep / 2, 1},
+		{"ScrubLater, above MaxKeepBytes", false, false, 4 * mib, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := newPool(t, linearmem.PoolOptions{ScrubOnAllocate: true, MaxKeepBytes: keep})
-			mem := allocate(t, p, 256*wasmPage)
-			buf := mem.Reallocate(uint64(tt.size))
-			for i := range buf {
-				buf[i] = 0x5a
-			}
-			mem.Free()
-			if tt.byAlloc == 1 {
-				st := p.Stats()
-				require.Equal(t, 1, st.Pending, "Free did not scrub: %+v", st)
-			} else {
-				waitIdle(t, p, 1)
-			}
-			again := allocate(t, p, 256*wasmPage)
-			defer again.Free()
-			st := p.Stats()
-			require.Equal(t, uint64(1), st.Reused, "%+v", st)
-			require.Equal(t, tt.byAlloc, st.ScrubbedByAllocate, "%+v", st)
-			buf = again.Reallocate(uint64(tt.size))
-			require.Equal(t, -1, firstMismatch(buf, 1, func(int) byte { return 0 }))
-		})
-	}
-}
-
-// TestPoolScrubLater checks Memory.ScrubLater in a pool that scrubs on Free:
-// the memory goes back to the pool unscrubbed and the next Allocate takes it
-// and scrubs it, even when a clean memory is in the pool too (so that the
-// bytes of its last user do not stay there); one that grew past MaxKeepBytes
-// is trimmed and scrubbed by the pool's goroutine as before.
-func TestPoolScrubLater(t *testing.T) {
-	const keep = mib
-	tests := []struct {
-		name    string
-		size    int
-		clean   bool   // a clean memory is in the pool too
-		pending int    // Stats.Pending after the Free
-		byAlloc uint64 // ScrubbedByAllocate after the reuse
-	}{
-		{"small", keep / 2, false, 1, 1},
-		{"before a clean one", keep / 2, true, 1, 1},
-		{"above MaxKeepBytes", 4 * mib, false, 0, 0},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			p := newPool(t, linearmem.PoolOptions{MaxKeepBytes: keep})
+			p := newPool(t, linearmem.PoolOptions{ScrubOnAllocate: tt.lazy, MaxKeepBytes: keep})
 			mem := allocate(t, p, 256*wasmPage)
 			if tt.clean {
 				other := allocate(t, p, 256*wasmPage)
@@ -703,9 +667,11 @@ func TestPoolScrubLater(t *testing.T) {
 			for i := range buf {
 				buf[i] = 0x5a
 			}
-			mem.ScrubLater()
+			if !tt.lazy {
+				mem.ScrubLater()
+			}
 			mem.Free()
-			if tt.pending == 1 {
+			if tt.byAlloc == 1 {
 				st := p.Stats()
 				require.Equal(t, 1, st.Pending, "Free scrubbed: %+v", st)
 			} else {
