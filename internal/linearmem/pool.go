@@ -440,7 +440,7 @@ func (s *poolState) finish(r *region, ok bool) {
 	s.mu.Lock()
 	s.scrubbing--
 	if ok && !s.closed {
-		r.clean = true
+		r.clean, r.later = true, false
 		s.idle = append(s.idle, r)
 		s.mu.Unlock()
 		return
