@@ -142,26 +142,18 @@ type idleHost struct{ templateHost }
 // instance saved it. It polls rather than blocking on a full channel, so a
 // run that takes an instance never wakes it on the request path; and it
 // grows each instance's native stack (quickjs.Instance.Warm) in advance.
-// The poll backs off while the pool stays full and no run is in flight
-// (fillPollMin doubling up to fillPollMax), so an idle engine wakes a few
-// dozen times a second, not a thousand; any run in flight, or a free slot,
-// brings it back to fillPollMin.
+// The poll backs off while there is nothing it may do (the pool is full,
+// or a run is in flight), fillPollMin doubling up to fillPollMax, so an
+// idle engine, or one whose runs wait for slow bindings, wakes it a few
+// dozen times a second, not a thousand; each refill brings it back to
+// fillPollMin.
 func (e *Engine) fill() {
 	defer e.filler.Done()
 	poll := time.NewTimer(fillPollMin)
 	defer poll.Stop()
 	interval := fillPollMin
 	for {
-		for {
-			busy := e.running.Load() > 0
-			if !busy && len(e.ready) < cap(e.ready) {
-				break
-			}
-			if busy {
-				interval = fillPollMin
-			} else {
-				interval = min(2*interval, fillPollMax)
-			}
+		for e.running.Load() > 0 || len(e.ready) == cap(e.ready) {
 			poll.Reset(interval)
 			select {
 			case <-poll.C:
@@ -169,6 +161,7 @@ func (e *Engine) fill() {
 			case <-e.closing:
 				return
 			}
+			interval = min(2*interval, fillPollMax)
 		}
 		interval = fillPollMin
 		select {
@@ -189,11 +182,10 @@ func (e *Engine) fill() {
 	}
 }
 
-// The prewarm pool's poll (see fill): after a run, or while one is in
-// flight, every fillPollMin; while the pool stays full and the engine
-// idle, backing off to fillPollMax, which is then the longest a run that
-// took an instance waits for the pool to start refilling (a second run in
-// that time takes the pool's second instance, if it has one).
+// The prewarm pool's poll (see fill): every fillPollMin after a refill,
+// backing off to fillPollMax while there is nothing to do. fillPollMax is
+// then the longest the pool waits to start refilling after a run ends (a
+// run in that time takes the pool's next instance, if it has one).
 const (
 	fillPollMin = time.Millisecond
 	fillPollMax = 32 * time.Millisecond

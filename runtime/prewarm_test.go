@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"encoding/json"
 	"testing"
 	"time"
 
@@ -9,12 +10,13 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// An idle engine with a prewarm pool wakes its filler a few dozen times a
-// second at most (it polled every millisecond, a thousand wake-ups and
-// about 3% of a CPU a second while nothing ran), and a run that takes an
-// instance still has the pool refilled after it. The bound is on wake-ups
-// counted, which a busy machine can only lower.
-func TestPrewarmIdleBacksOff(t *testing.T) {
+// The prewarm pool's filler wakes a few dozen times a second at most while
+// it has nothing to do: while the pool is full and the engine idle, and
+// while a run is in flight (here one waiting in a binding). It polled every
+// millisecond, a thousand wake-ups and about 3% of a CPU a second. A run
+// that takes an instance still has the pool refilled after it. The bound is
+// on wake-ups counted, which a busy machine can only lower.
+func TestPrewarmFillerBacksOff(t *testing.T) {
 	limits := budget.Limits{
 		Fuel: 1 << 40, ComputeTime: time.Minute, WallTime: time.Minute,
 		MemoryBytes: 64 << 20, MaxOutputBytes: 1 << 20, MaxConcurrentCalls: 4,
@@ -32,21 +34,46 @@ func TestPrewarmIdleBacksOff(t *testing.T) {
 			time.Sleep(time.Millisecond)
 		}
 	}
-	for range 3 {
+	const span = 500 * time.Millisecond
+	// fillPollMin doubling to fillPollMax, then every fillPollMax: 21 in
+	// span; polling every fillPollMin: up to 500.
+	const most = 40
+	for range 2 {
 		full()
 		before := e.fillPolls.Load()
-		const idle = 500 * time.Millisecond
-		time.Sleep(idle)
+		time.Sleep(span)
 		polls := e.fillPolls.Load() - before
-		t.Logf("%d wake-ups in %v idle", polls, idle)
-		// fillPollMin doubling to fillPollMax, then every fillPollMax: 21;
-		// polling every fillPollMin: up to 500.
-		require.LessOrEqual(t, polls, int64(40), "wake-ups of an idle filler in %v", idle)
+		t.Logf("idle: %d wake-ups in %v", polls, span)
+		require.LessOrEqual(t, polls, int64(most), "wake-ups of an idle engine's filler in %v", span)
 
-		o, err := e.run(context.Background(), "return 1+1", nil)
-		require.NoError(t, err)
-		require.Equal(t, "2", string(o.Value))
+		entered, release := make(chan struct{}), make(chan struct{})
+		bindings := []Binding{{Global: "tools", Functions: map[string]Func{
+			"wait": func(context.Context, json.RawMessage) (json.RawMessage, error) {
+				close(entered)
+				<-release
+				return json.RawMessage(`2`), nil
+			},
+		}}}
+		done := make(chan Outcome, 1)
+		go func() {
+			o, err := e.run(context.Background(), "return await tools.wait(0)", bindings)
+			require.NoError(t, err)
+			done <- o
+		}()
+		select {
+		case <-entered:
+		case o := <-done:
+			t.Fatalf("the run ended before its binding call: %+v", o)
+		}
 		require.Less(t, len(e.ready), cap(e.ready), "the run took a prewarmed instance")
+		before = e.fillPolls.Load()
+		time.Sleep(span)
+		polls = e.fillPolls.Load() - before
+		t.Logf("a run in flight: %d wake-ups in %v", polls, span)
+		require.LessOrEqual(t, polls, int64(most), "wake-ups of the filler in %v while a run waits", span)
+		close(release)
+		o := <-done
+		require.Equal(t, "2", string(o.Value), o.Message)
 	}
 	full()
 }
