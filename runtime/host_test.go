@@ -29,14 +29,19 @@ func testEngine(t testing.TB) *Engine {
 	return testEngineWith(t, func(*budget.Limits) {})
 }
 
-// testEngineWith is testEngine with its limits changed by change.
-func testEngineWith(t testing.TB, change func(*budget.Limits)) *Engine {
-	t.Helper()
-	limits := budget.Limits{
+// testLimits are the limits of testEngine.
+func testLimits() budget.Limits {
+	return budget.Limits{
 		Fuel: 1 << 40, ComputeTime: time.Minute, WallTime: time.Minute,
 		MemoryBytes: 64 << 20, MaxOutputBytes: 1 << 20, MaxConcurrentCalls: 4,
 		MaxProgramBytes: 1 << 20, MaxArgumentBytes: 8 << 20,
 	}
+}
+
+// testEngineWith is testEngine with its limits changed by change.
+func testEngineWith(t testing.TB, change func(*budget.Limits)) *Engine {
+	t.Helper()
+	limits := testLimits()
 	change(&limits)
 	e, err := New(context.Background(), Options{Limits: limits, CacheDir: testCacheDir(t)})
 	require.NoError(t, err)

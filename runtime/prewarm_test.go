@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/coderun/coderun/budget"
 	"github.com/stretchr/testify/require"
 )
 
@@ -17,12 +16,7 @@ import (
 // that takes an instance still has the pool refilled after it. The bound is
 // on wake-ups counted, which a busy machine can only lower.
 func TestPrewarmFillerBacksOff(t *testing.T) {
-	limits := budget.Limits{
-		Fuel: 1 << 40, ComputeTime: time.Minute, WallTime: time.Minute,
-		MemoryBytes: 64 << 20, MaxOutputBytes: 1 << 20, MaxConcurrentCalls: 4,
-		MaxProgramBytes: 1 << 20, MaxArgumentBytes: 8 << 20,
-	}
-	e, err := New(context.Background(), Options{Limits: limits, CacheDir: testCacheDir(t), Prewarm: 2})
+	e, err := New(context.Background(), Options{Limits: testLimits(), CacheDir: testCacheDir(t), Prewarm: 2})
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, e.Close(context.Background())) })
 	full := func() {
