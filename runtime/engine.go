@@ -96,6 +96,10 @@ type Engine struct {
 
 	hooks testHooks // for this package's tests only
 
+	// interruptCounter is the offset in JSContext of QuickJS's interrupt
+	// counter, 0 if unknown (see findInterruptCounter).
+	interruptCounter uint32
+
 	// giveBack returns to the OS the host memory deep runs took.
 	giveBack *giveBack
 }
@@ -123,6 +127,7 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 		snap:     snap.state,
 		closing:  make(chan struct{}),
 	}
+	e.interruptCounter = findInterruptCounter(ctx, qe, snap.state)
 	e.giveBack = newGiveBack(e.closing)
 	if opts.Prewarm > 0 {
 		e.ready = make(chan *quickjs.Instance, opts.Prewarm)

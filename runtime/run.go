@@ -125,7 +125,9 @@ type run struct {
 	events   chan event
 	finished chan struct{}
 	wall     *time.Timer // fires at the wall-clock deadline; made by the first wait
-	batch    []event     // wait's buffer, reused
+	// nudgeStop undoes nudgeOnCancel for the run's instance (nil: nothing to undo).
+	nudgeStop func() bool
+	batch     []event // wait's buffer, reused
 	// goexited is set by a call's goroutine whose binding called
 	// runtime.Goexit; the run fails at its next wait or fuel yield.
 	goexited atomic.Bool
@@ -230,6 +232,9 @@ func (r *run) closeRun() {
 		r.wall.Stop()
 	}
 	r.timers.stop()
+	if r.nudgeStop != nil {
+		r.nudgeStop()
+	}
 	if r.in != nil {
 		r.closeInstance()
 	}
@@ -323,6 +328,10 @@ func (r *run) attach() error {
 		return err
 	}
 	r.in, r.gmem = in, gmem
+	if r.nudgeStop != nil {
+		r.nudgeStop() // the compiling instance's, closed
+	}
+	r.nudgeStop = r.nudgeOnCancel()
 	return nil
 }
 

@@ -122,6 +122,8 @@ import (
 	"os"
 	"runtime"
 	"sync"
+	"sync/atomic"
+	"unsafe"
 
 	"github.com/tetratelabs/wazero/experimental"
 )
@@ -408,6 +410,36 @@ func (m *Memory) ScrubLater() {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.later = true
+}
+
+// StoreUint32 atomically stores v at offset off, which must be a multiple
+// of 4 within the committed bytes. Unlike a store through the slice
+// Reallocate returned, it may be made from any goroutine while the guest
+// runs and grows the memory: the store lands in the memory's mapping, whose
+// address never moves. It reports false, and stores nothing, for a memory
+// that is heap-backed or freed (so a store that comes late never reaches
+// whoever is given the reservation next) or an offset out of range. The
+// guest's own accesses to those bytes are not atomic: a store that races
+// with a write of the guest's may be lost.
+func (m *Memory) StoreUint32(off uint64, v uint32) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.mapping == nil || off%4 != 0 || off+4 > m.committed {
+		return false
+	}
+	atomic.StoreUint32((*uint32)(unsafe.Pointer(&m.mapping[off])), v)
+	return true
+}
+
+// LoadUint32 atomically loads the 32 bits at offset off, as StoreUint32
+// stores them; it reports false where StoreUint32 would.
+func (m *Memory) LoadUint32(off uint64) (uint32, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.mapping == nil || off%4 != 0 || off+4 > m.committed {
+		return 0, false
+	}
+	return atomic.LoadUint32((*uint32)(unsafe.Pointer(&m.mapping[off]))), true
 }
 
 // Discard zeroes the n bytes at offset off and returns the whole OS pages in

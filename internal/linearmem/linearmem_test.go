@@ -121,6 +121,39 @@ func TestReallocateShrinkThenRegrowZeroes(t *testing.T) {
 	require.Zero(t, buf[wasmPage+5])
 }
 
+// StoreUint32 stores into the mapping from any goroutine, also while the
+// memory grows (run with -race), and stores nothing into a heap-backed or
+// freed memory, at an unaligned offset or past the committed bytes.
+func TestStoreUint32(t *testing.T) {
+	mem := newMemory(t, 64*wasmPage)
+	buf := mem.Reallocate(wasmPage)
+	require.True(t, mem.StoreUint32(8, 0xdeadbeef))
+	require.Equal(t, []byte{0xef, 0xbe, 0xad, 0xde}, buf[8:12])
+	require.False(t, mem.StoreUint32(6, 1), "unaligned")
+	require.False(t, mem.StoreUint32(mem.Committed(), 1), "past the committed bytes")
+
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for range 1000 {
+			require.True(t, mem.StoreUint32(16, 7))
+		}
+	}()
+	for n := uint64(2); n <= 32; n++ {
+		require.NotNil(t, mem.Reallocate(n*wasmPage))
+	}
+	<-done
+	require.Equal(t, byte(7), mem.Reallocate(32 * wasmPage)[16])
+
+	mem.Free()
+	require.False(t, mem.StoreUint32(8, 1), "freed")
+	heap := linearmem.NewAllocator().Allocate(0, 1<<63).(*linearmem.Memory)
+	require.False(t, heap.Mapped())
+	t.Cleanup(heap.Free)
+	heap.Reallocate(wasmPage)
+	require.False(t, heap.StoreUint32(8, 1), "heap-backed")
+}
+
 // The grow hook is asked before every growth, and a refusal leaves the
 // memory as it was; shrinking and the same length do not ask.
 func TestGrowHook(t *testing.T) {

@@ -290,6 +290,27 @@ func (in *Instance) FindContextU64(v uint64) (uint32, error) {
 	return uint32(found), nil
 }
 
+// StoreContextU32 stores v at off in the JSContext, atomically, from any
+// goroutine, also while the guest runs (linearmem.Memory.StoreUint32): it
+// is how another goroutine can nudge a running guest. It reports false, and
+// stores nothing, when the instance's memory is not a reserved mapping, or
+// once the instance is closed.
+func (in *Instance) StoreContextU32(off uint32, v uint32) bool {
+	if in.linear == nil {
+		return false
+	}
+	return in.linear.StoreUint32(uint64(in.jsctx)+uint64(off), v)
+}
+
+// LoadContextU32 loads the 32 bits at off in the JSContext as
+// StoreContextU32 stores them, from any goroutine.
+func (in *Instance) LoadContextU32(off uint32) (uint32, bool) {
+	if in.linear == nil {
+		return 0, false
+	}
+	return in.linear.LoadUint32(uint64(in.jsctx) + uint64(off))
+}
+
 // SetContextU64 writes v into the JSContext at off.
 func (in *Instance) SetContextU64(off uint32, v uint64) bool {
 	return in.mem.WriteUint64Le(in.jsctx+off, v)
