@@ -70,3 +70,30 @@ func TestCancelNudgesGuest(t *testing.T) {
 		require.False(t, in.StoreContextU32(e.interruptCounter, 0), "a store after Close")
 	}
 }
+
+// Many runs on one long-lived ctx leave nothing registered on it: each run
+// undoes its nudge when it ends, else every run's instance would stay
+// reachable from the ctx until it is cancelled (host memory growing with
+// the number of runs, outside every run's budget), and a cancel would start
+// a goroutine per run ever made.
+func TestNudgeRegistrationsReleased(t *testing.T) {
+	e := testEngine(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	run := func() {
+		o, err := e.run(ctx, "return 1", nil)
+		require.NoError(t, err)
+		require.Equal(t, "1", string(o.Value), o.Message)
+	}
+	for range 20 {
+		run() // pools and caches at their steady state
+	}
+	const runs = 400
+	before := liveHeap()
+	for range runs {
+		run()
+	}
+	grew := int64(liveHeap()) - int64(before)
+	t.Logf("live Go heap after %d runs on one ctx: %+d bytes", runs, grew)
+	require.Less(t, grew, int64(256<<10), "live Go heap kept by %d finished runs on one ctx", runs)
+}
