@@ -424,11 +424,11 @@ func (m *Memory) ScrubLater() {
 func (m *Memory) StoreUint32(off uint64, v uint32) bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.mapping == nil || off%4 != 0 || off+4 > m.committed {
-		return false
+	w := m.word(off)
+	if w != nil {
+		atomic.StoreUint32(w, v)
 	}
-	atomic.StoreUint32((*uint32)(unsafe.Pointer(&m.mapping[off])), v)
-	return true
+	return w != nil
 }
 
 // LoadUint32 atomically loads the 32 bits at offset off, as StoreUint32
@@ -436,10 +436,19 @@ func (m *Memory) StoreUint32(off uint64, v uint32) bool {
 func (m *Memory) LoadUint32(off uint64) (uint32, bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.mapping == nil || off%4 != 0 || off+4 > m.committed {
-		return 0, false
+	if w := m.word(off); w != nil {
+		return atomic.LoadUint32(w), true
 	}
-	return atomic.LoadUint32((*uint32)(unsafe.Pointer(&m.mapping[off]))), true
+	return 0, false
+}
+
+// word returns the 32-bit word of the mapping at off for StoreUint32 and
+// LoadUint32, or nil where they refuse it. m.mu must be held.
+func (m *Memory) word(off uint64) *uint32 {
+	if m.mapping == nil || off%4 != 0 || off+4 > m.committed {
+		return nil
+	}
+	return (*uint32)(unsafe.Pointer(&m.mapping[off]))
 }
 
 // Discard zeroes the n bytes at offset off and returns the whole OS pages in
