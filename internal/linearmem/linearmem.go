@@ -250,7 +250,10 @@ type Memory struct {
 	// heap backs the memory when the reservation failed.
 	heap []byte
 
-	size  uint64 // current length
+	size uint64 // current length
+	// sized is the length the memory was first given (at instantiation),
+	// from which PoolOptions.PopulateAfter counts its growth.
+	sized uint64
 	hwm   uint64 // highest length ever handed out, to re-zero on regrow
 	freed bool
 	// later: Free leaves the scrub to the Allocate that reuses the memory
@@ -332,10 +335,16 @@ func (m *Memory) Reallocate(size uint64) []byte {
 			m.fresh = false
 			m.pool.image.prewriteGaps(m.mapping[:min(size, m.committed)])
 		}
-		if m.pool != nil && m.pool.populate && m.size > 0 && size > m.size {
+		if m.size == 0 {
+			m.sized = size
+		} else if m.pool != nil && m.pool.populate && size > m.size {
 			// A memory.grow (not the instantiation, which sizes the memory
-			// from 0) with PoolOptions.PopulateGrowth.
-			populate(m.mapping[m.size&^(m.pageSize-1) : min(roundUp(size, m.pageSize), m.committed)])
+			// from 0) with PoolOptions.PopulateGrowth: populate what lies
+			// past the first PopulateAfter bytes of growth.
+			from := max(m.size, m.sized+m.pool.populateAfter) &^ (m.pageSize - 1)
+			if to := min(roundUp(size, m.pageSize), m.committed); from < to {
+				populate(m.mapping[from:to])
+			}
 		}
 		buf = m.mapping[:size:size]
 	} else {

@@ -48,13 +48,22 @@ type PoolOptions struct {
 	Background bool
 	// PopulateGrowth makes the pages a memory.grow adds resident at once
 	// (on Linux, with one madvise(MADV_POPULATE_WRITE)), instead of one page
-	// fault at a time as the guest first touches them. On virtual machines
-	// a first-touch fault can cost 20–40 µs per page against 1–3 µs per page
-	// populated, and a guest's bulk copy into fresh pages cannot be
-	// interrupted: 1 MiB of them would take 5–10 ms. The cost is that pages
-	// the guest grows into but never writes are resident too. The sizing of
-	// a memory at instantiation is not a grow.
+	// fault at a time as the guest first touches them: on some virtual
+	// machines a first-touch fault costs ten times a populated page, and a
+	// guest's bulk copy into fresh pages cannot be interrupted. The cost is
+	// that pages the guest grows into but never writes are resident too
+	// (see PopulateAfter). The sizing of a memory at instantiation is not a
+	// grow.
 	PopulateGrowth bool
+	// PopulateAfter, with PopulateGrowth, leaves the first PopulateAfter
+	// bytes by which a memory grows past its size at instantiation to be
+	// faulted in page by page as the guest first touches them; only the
+	// growth beyond them is populated. A guest whose heap grows a little
+	// then holds resident only the pages it writes, while one that grows
+	// a lot still gets its bulk populated, and the faults an
+	// uninterruptible copy can take stay bounded by PopulateAfter. Zero
+	// populates every grow.
+	PopulateAfter uint64
 	// ScrubOnAllocate moves scrubbing from Free to the Allocate that reuses
 	// the memory, on the goroutine that calls it, without waking the pool's
 	// goroutine (which still trims memories above MaxKeepBytes and unmaps
@@ -188,7 +197,9 @@ type poolState struct {
 	keep     uint64
 	inline   bool
 	populate bool
-	lazy     bool // ScrubOnAllocate
+	// populateAfter is PoolOptions.PopulateAfter.
+	populateAfter uint64
+	lazy          bool // ScrubOnAllocate
 	// keepPages are the pages scrubbing leaves as they are (Overwritten).
 	keepPages []pageRange
 	// image starts every memory (PoolOptions.Image); nil for none.
@@ -216,14 +227,15 @@ type poolState struct {
 // fails, and nothing is pooled.
 func NewPool(opts PoolOptions) *Pool {
 	s := &poolState{
-		pageSize: uint64(os.Getpagesize()),
-		maxIdle:  opts.MaxIdle,
-		keep:     opts.MaxKeepBytes,
-		inline:   !opts.Background,
-		populate: opts.PopulateGrowth,
-		lazy:     opts.ScrubOnAllocate,
-		image:    opts.Image,
-		pagemap:  openPageMap(),
+		pageSize:      uint64(os.Getpagesize()),
+		maxIdle:       opts.MaxIdle,
+		keep:          opts.MaxKeepBytes,
+		inline:        !opts.Background,
+		populate:      opts.PopulateGrowth,
+		populateAfter: opts.PopulateAfter,
+		lazy:          opts.ScrubOnAllocate,
+		image:         opts.Image,
+		pagemap:       openPageMap(),
 	}
 	s.keepPages = wholePages(opts.Overwritten, s.pageSize)
 	if s.maxIdle == 0 {

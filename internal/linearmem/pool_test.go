@@ -605,29 +605,44 @@ func TestPoolLargeMemoriesScrubInBackground(t *testing.T) {
 }
 
 // With PopulateGrowth, a grow makes the new pages resident (and zero) at
-// once; the sizing at instantiation (a grow from 0) does not.
+// once; the sizing at instantiation (a grow from 0) does not, nor, with
+// PopulateAfter, the first PopulateAfter bytes of growth past that sizing,
+// which fault in only as they are touched.
 func TestPoolPopulateGrowth(t *testing.T) {
+	pages := func(n int) int { return n / os.Getpagesize() }
 	tests := []struct {
 		name     string
 		populate bool
-		want     int // resident pages of the grown part
+		after    uint64
+		// want is how many pages of each MiB past the first are resident
+		// after growing to 2 MiB and then to 3 MiB.
+		want [2]int
 	}{
-		{"off", false, 0},
-		{"on", true, mib / os.Getpagesize()},
+		{"off", false, 0, [2]int{0, 0}},
+		{"on", true, 0, [2]int{pages(mib), pages(mib)}},
+		{"after half the first grow", true, mib / 2, [2]int{pages(mib / 2), pages(mib)}},
+		{"after the first grow", true, mib, [2]int{0, pages(mib)}},
+		{"after both grows", true, 2 * mib, [2]int{0, 0}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := newPool(t, linearmem.PoolOptions{PopulateGrowth: tt.populate})
+			p := newPool(t, linearmem.PoolOptions{PopulateGrowth: tt.populate, PopulateAfter: tt.after})
 			mem := allocate(t, p, 256*wasmPage)
 			defer mem.Free()
 			buf := mem.Reallocate(mib)
 			require.Zero(t, countTrue(resident(t, buf)), "the first sizing is not populated")
 			buf = mem.Reallocate(2 * mib)
 			got := countTrue(resident(t, buf[mib:]))
-			if tt.populate && got == 0 {
+			if tt.want[0] > 0 && got == 0 {
 				t.Skip("MADV_POPULATE_WRITE is not supported by this kernel")
 			}
-			require.Equal(t, tt.want, got)
+			require.Equal(t, tt.want[0], got, "resident pages of the first grow")
+			if tt.want[0] < pages(mib) {
+				// What is left out is the start of the growth, never its end.
+				require.Zero(t, countTrue(resident(t, buf[mib:2*mib-tt.want[0]*os.Getpagesize()])))
+			}
+			buf = mem.Reallocate(3 * mib)
+			require.Equal(t, tt.want[1], countTrue(resident(t, buf[2*mib:])), "resident pages of the second grow")
 			require.Equal(t, -1, firstMismatch(buf, 1, func(int) byte { return 0 }))
 		})
 	}

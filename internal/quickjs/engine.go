@@ -128,6 +128,13 @@ type Engine struct {
 	growFrame string
 }
 
+// PopulateAfter is how much an instance's memory grows before the engine
+// makes its growth resident at once (linearmem.PoolOptions.PopulateAfter):
+// room for the heap of a typical program, which then holds resident only
+// the pages it writes. Beyond it, a program that grows a lot gets its
+// pages populated in bulk.
+const PopulateAfter = 512 << 10
+
 // NewEngine compiles opts.Wasm and defines the host modules it imports.
 func NewEngine(ctx context.Context, opts Options) (*Engine, error) {
 	cfg := wazero.NewRuntimeConfigCompiler()
@@ -154,7 +161,7 @@ func NewEngine(ctx context.Context, opts Options) (*Engine, error) {
 		// The pool serves this module only, whose data segments wazero
 		// writes into every memory it hands out: scrubbing need not clear
 		// the pages they cover.
-		alloc: linearmem.NewPool(linearmem.PoolOptions{PopulateGrowth: true, ScrubOnAllocate: opts.ScrubOnAllocate,
+		alloc: linearmem.NewPool(linearmem.PoolOptions{PopulateGrowth: true, PopulateAfter: PopulateAfter, ScrubOnAllocate: opts.ScrubOnAllocate,
 			Overwritten: dataSpans(module), Image: image}),
 		image:  image,
 		config: wazero.NewModuleConfig().WithName("").WithStartFunctions().WithRandSource(rand.Reader),
