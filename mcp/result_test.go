@@ -1,7 +1,9 @@
 package mcp
 
 import (
+	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -82,7 +84,7 @@ func TestFormatResult(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := FormatResult(tc.res)
+			got := FormatResult(tc.res, 0)
 			require.Equal(t, tc.res.Error != nil, got.IsError)
 			var texts []string
 			for _, c := range got.Content {
@@ -98,4 +100,73 @@ func TestFormatResult(t *testing.T) {
 			require.JSONEq(t, tc.structured, string(b))
 		})
 	}
+}
+
+// deepArray returns [[…[1]…]] nested depth deep, as compact JSON.
+func deepArray(depth int) json.RawMessage {
+	return json.RawMessage(strings.Repeat("[", depth) + "1" + strings.Repeat("]", depth))
+}
+
+// indentedSize counts exactly what json.Indent makes of compact JSON.
+func TestIndentedSize(t *testing.T) {
+	for _, v := range []string{`1`, `null`, `"s"`, `[]`, `{}`, `[[]]`, `[{}]`, `{"a":[]}`, `[1,2,[3,{}],{"a":{"b":[true,null]}}]`,
+		`{"k:,[]{}\"\\":"v,:[{}]"}`, `[[[[1]],[[2,3]]]]`, string(deepArray(50))} {
+		var buf bytes.Buffer
+		require.NoError(t, json.Indent(&buf, []byte(v), "", "  "))
+		n, ok := indentedSize([]byte(v), 1<<30)
+		require.True(t, ok)
+		require.Equal(t, int64(buf.Len()), n, v)
+	}
+}
+
+// A value's text is never larger than its compact JSON plus MaxIndentBytes,
+// nor than MaxOutputBytes less the logs: a deep value is shown compact
+// (indented, an array nested 9,990 deep would be 200 MB of spaces).
+func TestFormatResultBounded(t *testing.T) {
+	tests := []struct {
+		name     string
+		value    json.RawMessage
+		logs     []string
+		max      int64 // 0 for the default
+		indented bool
+	}{
+		{name: "deep", value: deepArray(9990)},
+		{name: "shallow", value: json.RawMessage(`{"list":[1,2,3],"n":{"m":null}}`), indented: true},
+		{name: "wide within the allowance", value: wideArray(t, 100), indented: true},
+		{name: "wide beyond the allowance", value: wideArray(t, 3000)},
+		{name: "over MaxOutputBytes", value: json.RawMessage(`{"a":[1,2]}`), max: 14},
+		{name: "logs count against MaxOutputBytes", value: json.RawMessage(`{"a":1}`), logs: []string{"0123456789"}, max: 21},
+		{name: "fits with the logs", value: json.RawMessage(`{"a":1}`), logs: []string{"0123456789"}, max: 22, indented: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			res := FormatResult(coderun.Result{Value: tc.value, Logs: tc.logs}, tc.max)
+			text := res.Content[len(res.Content)-1].(*sdk.TextContent).Text
+			limit := tc.max
+			if limit == 0 {
+				limit = coderun.DefaultConfig().MaxOutputBytes
+			}
+			require.LessOrEqual(t, len(text), len(tc.value)+MaxIndentBytes)
+			require.LessOrEqual(t, int64(len(text)), max(limit, int64(len(tc.value))))
+			want := string(tc.value)
+			if tc.indented {
+				var buf bytes.Buffer
+				require.NoError(t, json.Indent(&buf, tc.value, "", "  "))
+				want = buf.String()
+			}
+			require.Equal(t, want, text)
+		})
+	}
+}
+
+// wideArray returns n small objects as compact JSON.
+func wideArray(t *testing.T, n int) json.RawMessage {
+	t.Helper()
+	list := make([]map[string]any, n)
+	for i := range list {
+		list[i] = map[string]any{"id": i, "tags": []string{"a", "b"}}
+	}
+	b, err := json.Marshal(list)
+	require.NoError(t, err)
+	return b
 }

@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -45,6 +44,10 @@ type ServerOptions struct {
 	// error, and the transports bound what they read by it (see
 	// RequestLimit).
 	MaxProgramBytes int64
+	// MaxOutputBytes is the Config.MaxOutputBytes of the runtime; 0 means
+	// the default. run_code's text never shows a value larger than it
+	// (see FormatResult).
+	MaxOutputBytes int64
 }
 
 // Server is an MCP server with a single tool, run_code, that runs a program
@@ -60,6 +63,7 @@ type Server struct {
 	runs      runSet // the run_code calls in flight
 
 	maxProgramBytes int64
+	maxOutputBytes  int64
 
 	mu          sync.Mutex // serialises description updates
 	description string
@@ -86,7 +90,11 @@ func NewServer(rt *coderun.Runtime, upstreams []*Upstream, opts *ServerOptions) 
 	if o.MaxProgramBytes <= 0 {
 		o.MaxProgramBytes = coderun.DefaultConfig().MaxProgramBytes
 	}
-	s := &Server{rt: rt, upstreams: slices.Clone(upstreams), logger: o.Logger, maxProgramBytes: o.MaxProgramBytes}
+	if o.MaxOutputBytes <= 0 {
+		o.MaxOutputBytes = coderun.DefaultConfig().MaxOutputBytes
+	}
+	s := &Server{rt: rt, upstreams: slices.Clone(upstreams), logger: o.Logger,
+		maxProgramBytes: o.MaxProgramBytes, maxOutputBytes: o.MaxOutputBytes}
 	s.server = sdk.NewServer(&sdk.Implementation{Name: "coderun", Title: "coderun code mode", Version: o.Version}, &sdk.ServerOptions{
 		Logger:       o.Logger,
 		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{ListChanged: true}},
@@ -175,7 +183,7 @@ func (s *Server) runCode(ctx context.Context, code string, p *progressReporter) 
 	if n := int64(len(code)); n > s.maxProgramBytes {
 		return FormatResult(coderun.Result{Error: &coderun.Failure{Kind: coderun.Exception, Message: fmt.Sprintf(
 			"SyntaxError: the program is %d bytes, over the limit of Config.MaxProgramBytes = %d bytes; split the work into several runs",
-			n, s.maxProgramBytes)}})
+			n, s.maxProgramBytes)}}, 0)
 	}
 	for _, u := range s.upstreams {
 		if err := u.Start(ctx); err != nil {
@@ -188,75 +196,7 @@ func (s *Server) runCode(ctx context.Context, code string, p *progressReporter) 
 		return errorResult(fmt.Sprintf("code run failed: %v", err))
 	}
 	s.logUsage(ctx, res)
-	return FormatResult(res)
-}
-
-// FormatResult renders a coderun Result for a model. On success the
-// content is one text item holding the log entries, one per line, then one
-// holding the value: a string as is, anything else as JSON indented by two
-// spaces (each item only when there is something to show; "(no output)"
-// when there is neither), and the structured content is {logs, value}
-// (value absent when the program returned nothing; see OutputSchema). On
-// failure it is an error result whose text is "code run failed (KIND):
-// MESSAGE", followed by the log entries written before the failure.
-func FormatResult(res coderun.Result) *sdk.CallToolResult {
-	if res.Error != nil {
-		text := fmt.Sprintf("code run failed (%s): %s", res.Error.Kind, res.Error.Message)
-		if len(res.Logs) > 0 {
-			text += "\n\noutput before the failure:\n" + strings.Join(res.Logs, "\n")
-		}
-		return errorResult(text)
-	}
-	var content []sdk.Content
-	if len(res.Logs) > 0 {
-		content = append(content, &sdk.TextContent{Text: strings.Join(res.Logs, "\n")})
-	}
-	if res.Value != nil {
-		content = append(content, &sdk.TextContent{Text: formatValue(res.Value)})
-	}
-	if len(content) == 0 {
-		content = []sdk.Content{&sdk.TextContent{Text: "(no output)"}}
-	}
-	logs := res.Logs
-	if logs == nil {
-		logs = []string{}
-	}
-	return &sdk.CallToolResult{Content: content, StructuredContent: structuredResult{Logs: logs, Value: res.Value}}
-}
-
-// structuredResult is run_code's structured content.
-type structuredResult struct {
-	Logs  []string        `json:"logs"`
-	Value json.RawMessage `json:"value,omitempty"`
-}
-
-// OutputSchema is run_code's output schema, the shape of its structured
-// content.
-var OutputSchema = json.RawMessage(`{
-  "type": "object",
-  "properties": {
-    "logs": {
-      "type": "array",
-      "items": {"type": "string"},
-      "description": "What the program printed with console.log and the like, one entry per call."
-    },
-    "value": {
-      "description": "The program's return value, as JSON; absent when it returned nothing."
-    }
-  },
-  "required": ["logs"]
-}`)
-
-func formatValue(v json.RawMessage) string {
-	var str string
-	if len(v) > 0 && v[0] == '"' && json.Unmarshal(v, &str) == nil {
-		return str
-	}
-	var buf bytes.Buffer
-	if err := json.Indent(&buf, v, "", "  "); err != nil {
-		return string(v)
-	}
-	return buf.String()
+	return FormatResult(res, s.maxOutputBytes)
 }
 
 func errorResult(text string) *sdk.CallToolResult {

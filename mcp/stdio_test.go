@@ -188,3 +188,30 @@ func TestLineFilterBoundsMemory(t *testing.T) {
 	require.Contains(t, reply.String(), `"isError":true`)
 	require.Equal(t, `{"jsonrpc":"2.0","method":"ping","id":2}`+"\n", out.String())
 }
+
+// The response to a deep value carries it compact, in the text and in the
+// structured content: its size is twice the value's compact size plus a
+// constant, not the 200 MB of the value indented, and rendering it
+// allocates accordingly.
+func TestRunCodeDeepValueResponseBounded(t *testing.T) {
+	const depth = 9990
+	s, err := NewServer(newRuntime(t, nil), nil, nil)
+	require.NoError(t, err)
+	p := newStdioPeer(t, s)
+	args, _ := json.Marshal(map[string]any{"name": ToolName, "arguments": map[string]any{
+		"code": fmt.Sprintf("let v=1;for(let i=0;i<%d;i++)v=[v]; return v", depth)}})
+
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	p.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":%s}`, args))
+	line := p.recv()
+	runtime.ReadMemStats(&after)
+
+	compact := strings.Repeat("[", depth) + "1" + strings.Repeat("]", depth)
+	require.Contains(t, line, `"text":"`+compact+`"`)
+	require.Contains(t, line, `"value":`+compact)
+	require.LessOrEqual(t, len(line), 2*len(compact)+512, "response bytes")
+	allocated := after.TotalAlloc - before.TotalAlloc
+	t.Logf("response %d bytes for a %d-byte value; %d bytes allocated by the call", len(line), len(compact), allocated)
+	require.Less(t, allocated, uint64(16<<20), "bytes allocated by the call")
+}

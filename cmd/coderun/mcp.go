@@ -114,7 +114,8 @@ func runMCP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 2
 	}
 	defer func() { _ = mcp.CloseAll(ups) }()
-	srv, err := mcp.NewServer(rt, ups, &mcp.ServerOptions{Logger: logger, Version: version(), MaxProgramBytes: o.cfg.MaxProgramBytes})
+	srv, err := mcp.NewServer(rt, ups, &mcp.ServerOptions{Logger: logger, Version: version(), MaxProgramBytes: o.cfg.MaxProgramBytes,
+		MaxOutputBytes: o.cfg.MaxOutputBytes})
 	if err != nil {
 		fmt.Fprintf(stderr, "coderun mcp: %v\n", err)
 		return 2
