@@ -27,7 +27,8 @@ import (
 //     through without being buffered: a tool error for a tools/call (the
 //     program is too large), else a -32600 error, with the message's id.
 //
-// Blank lines are skipped. The transport never closes w.
+// Blank lines are skipped. At the end of r, every request read is answered
+// before the connection reports its end. The transport never closes w.
 type StdioTransport struct {
 	// Reader and Writer are the streams, usually os.Stdin and os.Stdout.
 	Reader io.Reader
@@ -39,7 +40,8 @@ type StdioTransport struct {
 
 // Connect implements sdk.Transport. It starts the goroutine that filters
 // the lines of Reader; the goroutine ends at the end of Reader, or at the
-// next line after the connection is closed.
+// next line after the connection is closed. The connection reads the end
+// of Reader only once the requests read before it have been answered.
 func (t *StdioTransport) Connect(ctx context.Context) (sdk.Connection, error) {
 	max := t.MaxProgramBytes
 	if max <= 0 {
@@ -49,7 +51,11 @@ func (t *StdioTransport) Connect(ctx context.Context) (sdk.Connection, error) {
 	w := &lockedWriter{w: t.Writer}
 	f := &lineFilter{in: t.Reader, out: pw, reply: w, limit: RequestLimit(max), maxProgramBytes: max}
 	go func() { _ = pw.CloseWithError(f.run()) }()
-	return (&sdk.IOTransport{Reader: pr, Writer: w, MaxLineLength: -1}).Connect(ctx)
+	c, err := (&sdk.IOTransport{Reader: pr, Writer: w, MaxLineLength: -1}).Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return newDrainConn(c), nil
 }
 
 // lockedWriter serialises whole writes from go-sdk and from the filter's

@@ -9,6 +9,7 @@ import (
 	"os"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -214,4 +215,56 @@ func TestRunCodeDeepValueResponseBounded(t *testing.T) {
 	allocated := after.TotalAlloc - before.TotalAlloc
 	t.Logf("response %d bytes for a %d-byte value; %d bytes allocated by the call", len(line), len(compact), allocated)
 	require.Less(t, allocated, uint64(16<<20), "bytes allocated by the call")
+}
+
+// Requests followed at once by the end of the input are all answered
+// before the server ends (`printf '…' | coderun mcp`): go-sdk stops
+// writing once a read fails.
+func TestStdioAnswersBeforeEOF(t *testing.T) {
+	s, err := NewServer(newRuntime(t, nil), nil, nil)
+	require.NoError(t, err)
+	in := strings.Join([]string{
+		`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"run_code","arguments":{"code":"await new Promise(r => setTimeout(r, 20)); return 6 * 7"}}}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`,
+		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"run_code","arguments":{"code":"return 'last'"}}}`,
+		// A request the client cancels is not waited for.
+		`{"jsonrpc":"2.0","id":"spin","method":"tools/call","params":{"name":"run_code","arguments":{"code":"for (;;) {}"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"spin"}}`,
+	}, "\n") + "\n"
+	var out lockedBuffer
+	require.NoError(t, s.Serve(context.Background(), s.StdioTransport(strings.NewReader(in), &out)))
+	ids := map[int]string{}
+	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		var msg struct {
+			ID     any
+			Result json.RawMessage
+		}
+		require.NoError(t, json.Unmarshal([]byte(line), &msg), line)
+		if id, ok := msg.ID.(float64); ok {
+			ids[int(id)] = string(msg.Result)
+		}
+	}
+	require.Len(t, ids, 4, out.String())
+	require.Contains(t, ids[1], `"text":"42"`)
+	require.Contains(t, ids[3], `"text":"last"`)
+}
+
+// lockedBuffer is a strings.Builder safe for concurrent writes.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
