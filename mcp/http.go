@@ -3,8 +3,6 @@ package mcp
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"crypto/subtle"
 	"fmt"
 	"io"
 	"net"
@@ -15,7 +13,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/auth"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -32,7 +29,9 @@ type HTTPOptions struct {
 	AllowedOrigins []string
 	// Token, when not empty, is the bearer token every request but the
 	// health checks must carry ("Authorization: Bearer TOKEN"); a missing
-	// or wrong token gets 401. It is compared in constant time.
+	// or wrong token gets 401 with a WWW-Authenticate challenge
+	// (`Bearer realm="coderun"`, with error="invalid_token" for a wrong
+	// one). It is compared in constant time.
 	Token string
 	// Stateless serves streamable HTTP without sessions: every request
 	// stands alone, so any replica behind a load balancer can answer it.
@@ -95,22 +94,9 @@ func (s *Server) HTTPHandler(opts *HTTPOptions) (*HTTPHandler, error) {
 	})
 	h.mcp = http.HandlerFunc(h.serveMCP)
 	if h.opts.Token != "" {
-		h.mcp = auth.RequireBearerToken(tokenVerifier(h.opts.Token), &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(h.mcp)
+		h.mcp = requireToken(h.opts.Token, h.mcp)
 	}
 	return h, nil
-}
-
-// tokenVerifier accepts exactly want, comparing SHA-256 digests in constant
-// time so that neither the token's bytes nor its length leak.
-func tokenVerifier(want string) auth.TokenVerifier {
-	wantSum := sha256.Sum256([]byte(want))
-	return func(_ context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
-		got := sha256.Sum256([]byte(token))
-		if subtle.ConstantTimeCompare(got[:], wantSum[:]) != 1 {
-			return nil, fmt.Errorf("%w: wrong bearer token", auth.ErrInvalidToken)
-		}
-		return &auth.TokenInfo{}, nil
-	}
 }
 
 // normaliseOrigin returns origin as scheme://host[:port] in lower case, or

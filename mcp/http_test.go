@@ -95,13 +95,15 @@ func TestHTTPOriginAndToken(t *testing.T) {
 	s, err := NewServer(newRuntime(t, nil), nil, nil)
 	require.NoError(t, err)
 	_, url := serveHTTP(t, s, &HTTPOptions{AllowedOrigins: []string{"https://App.Example.com"}, Token: "s3cret"})
+	const wrongToken = `Bearer realm="coderun", error="invalid_token", error_description="the bearer token is wrong"`
 
 	tests := []struct {
-		name   string
-		path   string
-		origin string
-		auth   string
-		want   int
+		name      string
+		path      string
+		origin    string
+		auth      string
+		want      int
+		challenge string // WWW-Authenticate
 	}{
 		{name: "no origin, token", path: "/", auth: "Bearer s3cret", want: http.StatusOK},
 		{name: "token on /mcp", path: "/mcp", auth: "Bearer s3cret", want: http.StatusOK},
@@ -115,10 +117,12 @@ func TestHTTPOriginAndToken(t *testing.T) {
 		{name: "allowed host, other port", path: "/", origin: "https://app.example.com:8443", auth: "Bearer s3cret", want: http.StatusForbidden},
 		{name: "allowed host, other scheme", path: "/", origin: "http://app.example.com", auth: "Bearer s3cret", want: http.StatusForbidden},
 		{name: "lookalike of localhost", path: "/", origin: "http://localhost.evil.example", auth: "Bearer s3cret", want: http.StatusForbidden},
-		{name: "missing token", path: "/", want: http.StatusUnauthorized},
-		{name: "wrong token", path: "/", auth: "Bearer s3cret2", want: http.StatusUnauthorized},
-		{name: "token prefix", path: "/", auth: "Bearer s3cre", want: http.StatusUnauthorized},
-		{name: "not bearer", path: "/", auth: "Basic s3cret", want: http.StatusUnauthorized},
+		{name: "missing token", path: "/", want: http.StatusUnauthorized, challenge: `Bearer realm="coderun"`},
+		{name: "empty token", path: "/", auth: "Bearer ", want: http.StatusUnauthorized, challenge: `Bearer realm="coderun"`},
+		{name: "wrong token", path: "/", auth: "Bearer s3cret2", want: http.StatusUnauthorized, challenge: wrongToken},
+		{name: "token prefix", path: "/", auth: "Bearer s3cre", want: http.StatusUnauthorized, challenge: wrongToken},
+		{name: "not bearer", path: "/", auth: "Basic s3cret", want: http.StatusUnauthorized, challenge: `Bearer realm="coderun"`},
+		{name: "scheme in lower case", path: "/", auth: "bearer s3cret", want: http.StatusOK},
 		{name: "health without token", path: "/healthz", want: http.StatusOK},
 		{name: "readiness without token", path: "/readyz", want: http.StatusOK},
 	}
@@ -146,6 +150,7 @@ func TestHTTPOriginAndToken(t *testing.T) {
 			body, _ := io.ReadAll(resp.Body)
 			_ = resp.Body.Close()
 			require.Equal(t, tc.want, resp.StatusCode, "body: %s", body)
+			require.Equal(t, tc.challenge, resp.Header.Get("WWW-Authenticate"))
 			if tc.want == http.StatusOK && tc.path != "/healthz" && tc.path != "/readyz" {
 				require.Contains(t, string(body), `"serverInfo"`)
 			}
