@@ -13,23 +13,34 @@ import (
 // progressReporter sends the progress notifications of one run_code call
 // whose client sent a progressToken. Every event (a completed upstream
 // call, a progress notification of an upstream, a log entry the program
-// wrote) adds one to a counter;
-// a goroutine of its own sends the counter, so that a slow client never
-// holds up a binding call, and events that arrive while a notification is
-// being sent are coalesced into the next one. Progress is strictly
-// increasing on the wire.
+// wrote) adds one to a counter and queues one notification; a goroutine of
+// its own sends the queue in order, so that a slow client never holds up a
+// binding call. Each event gets its own notification while fewer than
+// maxQueuedProgress are waiting to be sent; beyond, an event is merged
+// into the last one queued (its count and message replace that one's), so
+// that memory stays bounded. Progress is strictly increasing on the wire,
+// and there are never more notifications than events.
 type progressReporter struct {
 	notify func(context.Context, *sdk.ProgressNotificationParams) error
 	token  any
 
-	mu      sync.Mutex
-	n       int    // events so far
-	message string // the latest event's
+	mu    sync.Mutex
+	n     int            // events so far
+	queue []progressStep // not yet sent
 
 	wake chan struct{} // cap 1: an event is pending
 	stop chan struct{} // closed by finish
 	done chan struct{} // closed when the sender has flushed and ended
 }
+
+// progressStep is one notification to send.
+type progressStep struct {
+	n       int
+	message string
+}
+
+// maxQueuedProgress bounds the notifications waiting to be sent.
+const maxQueuedProgress = 1024
 
 // startProgress starts the sender of the notifications for token, sent
 // with notify in ctx (the request's, so that they travel with its
@@ -51,7 +62,12 @@ func (p *progressReporter) event(message string) {
 	}
 	p.mu.Lock()
 	p.n++
-	p.message = message
+	step := progressStep{n: p.n, message: message}
+	if len(p.queue) < maxQueuedProgress {
+		p.queue = append(p.queue, step)
+	} else {
+		p.queue[len(p.queue)-1] = step
+	}
 	p.mu.Unlock()
 	select {
 	case p.wake <- struct{}{}:
@@ -71,18 +87,19 @@ func (p *progressReporter) finish() {
 
 func (p *progressReporter) send(ctx context.Context) {
 	defer close(p.done)
-	sent := 0
+	failed := false
 	flush := func() {
 		p.mu.Lock()
-		n, message := p.n, p.message
+		steps := p.queue
+		p.queue = nil
 		p.mu.Unlock()
-		if n == sent {
-			return
-		}
-		sent = n
-		if err := p.notify(ctx, &sdk.ProgressNotificationParams{ProgressToken: p.token, Progress: float64(n), Message: message}); err != nil {
-			// The client is gone or the request over; nothing to do.
-			return
+		for _, st := range steps {
+			if failed {
+				return
+			}
+			if err := p.notify(ctx, &sdk.ProgressNotificationParams{ProgressToken: p.token, Progress: float64(st.n), Message: st.message}); err != nil {
+				failed = true // the client is gone or the request over; nothing to do
+			}
 		}
 	}
 	for {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
 )
@@ -58,12 +59,11 @@ return await local.echo({text: "b"})`
 	res, err := cs.CallTool(context.Background(), params)
 	require.NoError(t, err)
 	require.False(t, res.IsError)
-	// 4 calls done + 3 upstream steps = 7 events; notifications may
-	// coalesce events, but the last one counts them all. (go-sdk hands a
-	// client its notifications in order, but maybe after the response it
-	// preceded; it may also hand coderun an upstream's notification after
-	// the call's response, when it is no longer counted: at least the 4
-	// calls are.)
+	// 4 calls done + 3 upstream steps = 7 events, one notification each
+	// (TestRunCodeProgressPerCall). go-sdk hands a client its
+	// notifications in order, but maybe after the response they preceded;
+	// it may also hand coderun an upstream's notification after the call's
+	// response, when it is no longer counted: at least the 4 calls are.
 	var got []*sdk.ProgressNotificationParams
 	require.Eventually(t, func() bool {
 		mu.Lock()
@@ -205,4 +205,126 @@ func TestProgressLogMessages(t *testing.T) {
 	require.Equal(t, []string{"log: plain", "log: first…", "log: ", "log: " + strings.Repeat("é", logMessageMax/2) + "…"}, got)
 	var nilReporter *progressReporter
 	require.Nil(t, nilReporter.onLog(), "no hook, so no per-log cost, without a progressToken")
+}
+
+// Each completed call is one notification, even when calls complete while
+// the client is not reading: events are queued, not merged, up to
+// maxQueuedProgress. The client stops reading after the first
+// notification until the program's last call, so that the server's
+// writes block while the calls before it complete.
+func TestRunCodeProgressPerCall(t *testing.T) {
+	release := make(chan struct{})
+	var once sync.Once
+	srv := testServer(nil)
+	sdk.AddTool(srv, &sdk.Tool{Name: "release"}, func(context.Context, *sdk.CallToolRequest, struct{}) (*sdk.CallToolResult, any, error) {
+		once.Do(func() { close(release) })
+		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "released"}}}, nil, nil
+	})
+	u, _ := startUpstream(t, "local", srv)
+	s, err := NewServer(newRuntime(t, nil), []*Upstream{u}, nil)
+	require.NoError(t, err)
+
+	ct, st := sdk.NewInMemoryTransports()
+	ss, err := s.MCPServer().Connect(context.Background(), st, nil)
+	require.NoError(t, err)
+	var (
+		mu       sync.Mutex
+		received []float64
+	)
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, &sdk.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, req *sdk.ProgressNotificationClientRequest) {
+			mu.Lock()
+			defer mu.Unlock()
+			received = append(received, req.Params.Progress)
+		}}).Connect(context.Background(), &stallAfterProgress{Transport: ct, until: release}, nil)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = cs.Close(); _ = ss.Wait() })
+
+	const calls = 8
+	params := &sdk.CallToolParams{Name: ToolName, Arguments: map[string]any{"code": fmt.Sprintf(
+		`for (let i = 0; i < %d; i++) await local.echo({text: "x"}); return await local.release({})`, calls)}}
+	params.SetProgressToken("calls")
+	res, err := cs.CallTool(context.Background(), params)
+	require.NoError(t, err)
+	require.False(t, res.IsError)
+	require.Eventually(t, func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(received) >= calls+1
+	}, 10*time.Second, time.Millisecond)
+	require.NoError(t, cs.Ping(context.Background(), nil)) // a round trip for stragglers
+	mu.Lock()
+	defer mu.Unlock()
+	want := make([]float64, calls+1)
+	for i := range want {
+		want[i] = float64(i + 1)
+	}
+	require.Equal(t, want, received, "one notification per completed call")
+}
+
+// stallAfterProgress is a client transport that stops reading after the
+// first progress notification until until is closed.
+type stallAfterProgress struct {
+	sdk.Transport
+	until chan struct{}
+}
+
+func (s *stallAfterProgress) Connect(ctx context.Context) (sdk.Connection, error) {
+	c, err := s.Transport.Connect(ctx)
+	return &stallConn{Connection: c, until: s.until}, err
+}
+
+type stallConn struct {
+	sdk.Connection
+	until   chan struct{}
+	stalled bool
+}
+
+func (c *stallConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	msg, err := c.Connection.Read(ctx)
+	if req, ok := msg.(*jsonrpc.Request); ok && req.Method == "notifications/progress" && !c.stalled {
+		c.stalled = true
+		select {
+		case <-c.until:
+		case <-ctx.Done():
+		}
+	}
+	return msg, err
+}
+
+// Events that arrive while a notification is being sent are each sent
+// after it, in order; past maxQueuedProgress waiting, they merge into the
+// last one, so notifications never outnumber events and memory stays
+// bounded.
+func TestProgressQueue(t *testing.T) {
+	for _, events := range []int{3, maxQueuedProgress + 10} {
+		t.Run(fmt.Sprint(events), func(t *testing.T) {
+			release := make(chan struct{})
+			var got []float64
+			p := startProgress(context.Background(), "t", func(_ context.Context, params *sdk.ProgressNotificationParams) error {
+				if params.Progress == 1 {
+					<-release // the client is slow with the first
+				}
+				got = append(got, params.Progress)
+				return nil
+			})
+			p.callDone("a", "first", nil)
+			require.Eventually(t, func() bool { // the first is being sent
+				p.mu.Lock()
+				defer p.mu.Unlock()
+				return len(p.queue) == 0
+			}, 5*time.Second, time.Millisecond)
+			for i := 1; i < events; i++ {
+				p.callDone("a", "next", nil)
+			}
+			close(release)
+			p.finish()
+			want := min(events, 1+maxQueuedProgress)
+			require.Len(t, got, want)
+			require.Equal(t, float64(events), got[len(got)-1])
+			for i := 1; i < len(got); i++ {
+				require.Greater(t, got[i], got[i-1])
+			}
+		})
+	}
 }
