@@ -17,7 +17,7 @@
 // start of the next run.
 //
 // A [Server] is an MCP server with one tool, run_code, whose input is
-// {code: string}. Its description holds the TypeScript declarations of every
+// {code: string}, annotated as its upstreams' tools are (see [Annotations]). Its description holds the TypeScript declarations of every
 // upstream tool, rendered from the tools' JSON Schemas and descriptions by
 // [coderun.Declarations] (see [Docs]), so a model can write correct calls the first time, and examples that call only
 // read-only tools. Each call runs the code in a fresh coderun instance of one

@@ -76,6 +76,7 @@ var OutputSchema = json.RawMessage(`{
       "description": "What the program printed with console.log and the like, one entry per call."
     },
     "value": {
+      "type": ["object", "array", "string", "number", "boolean", "null"],
       "description": "The program's return value, as JSON; absent when it returned nothing."
     }
   },

@@ -67,6 +67,7 @@ type Server struct {
 
 	mu          sync.Mutex // serialises description updates
 	description string
+	annotations sdk.ToolAnnotations
 }
 
 // NewServer returns a Server for upstreams, which should have been started
@@ -129,23 +130,35 @@ func (s *Server) Description() string {
 	return s.description
 }
 
-// updateTool (re-)registers run_code when its description changed, which
-// notifies connected clients that the tool list changed.
+// runCodeTitle is run_code's title.
+const runCodeTitle = "Run TypeScript against the tools"
+
+// updateTool (re-)registers run_code when its description or annotations
+// changed, which notifies connected clients that the tool list changed.
 func (s *Server) updateTool() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	desc := Description(s.upstreams)
-	if desc == s.description {
+	ann := Annotations(s.upstreams)
+	if desc == s.description && sameAnnotations(*ann, s.annotations) {
 		return
 	}
-	s.description = desc
+	s.description, s.annotations = desc, *ann
 	s.server.AddTool(&sdk.Tool{
 		Name:         ToolName,
-		Title:        "Run TypeScript against the tools",
+		Title:        runCodeTitle,
 		Description:  desc,
 		InputSchema:  runCodeInputSchema,
 		OutputSchema: OutputSchema,
+		Annotations:  ann,
 	}, s.handle)
+}
+
+// sameAnnotations reports whether a and b say the same.
+func sameAnnotations(a, b sdk.ToolAnnotations) bool {
+	same := func(x, y *bool) bool { return (x == nil) == (y == nil) && (x == nil || *x == *y) }
+	return a.Title == b.Title && a.ReadOnlyHint == b.ReadOnlyHint && a.IdempotentHint == b.IdempotentHint &&
+		same(a.DestructiveHint, b.DestructiveHint) && same(a.OpenWorldHint, b.OpenWorldHint)
 }
 
 func (s *Server) handle(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
