@@ -62,9 +62,10 @@ func TestProgramBytecodeIsReused(t *testing.T) {
 
 // TestProgramBytecodeTooLargeToKeep: bytecode over 4 MiB (here a program of
 // 3 MiB, over the default MaxProgramBytes) is not kept: every run compiles
-// it, with the same outcome and fuel.
+// it, with the same outcome and fuel. (Compiling it takes about 100 MiB of
+// the run's memory, see compileReservation.)
 func TestProgramBytecodeTooLargeToKeep(t *testing.T) {
-	e := testEngineWith(t, func(l *budget.Limits) { l.MaxProgramBytes = 4 << 20 })
+	e := testEngineWith(t, func(l *budget.Limits) { l.MaxProgramBytes = 4 << 20; l.MemoryBytes = 256 << 20 })
 	program := "const s = \"" + strings.Repeat("x", 3<<20) + "\"\nthrow new Error(String(s.length))"
 	first, err := e.run(context.Background(), program, nil)
 	require.NoError(t, err)

@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/coderun/coderun/budget"
@@ -39,7 +40,8 @@ func (r *run) compile() *transpile.Program {
 		r.end(KindException, err.Error())
 		return nil
 	}
-	opts := transpile.Options{OnPhase: r.e.compilePhase, MaxProgramBytes: r.limits.MaxProgramBytes}
+	reserved := &compileReservation{mem: r.mem}
+	opts := transpile.Options{OnPhase: r.e.compilePhase, MaxProgramBytes: r.limits.MaxProgramBytes, Reserve: reserved.reserve}
 	if prog, err, ok := r.e.programs.Lookup(r.source, opts); ok {
 		if r.compiled(prog, err) == nil || r.interrupted() {
 			return nil
@@ -57,6 +59,7 @@ func (r *run) compile() *transpile.Program {
 	go func() {
 		defer r.e.compiling.Done()
 		prog, err := r.e.programs.Compile(ctx, r.source, opts)
+		reserved.release()
 		done <- result{prog, err}
 	}()
 	wall := time.NewTimer(time.Until(r.meter.WallDeadline()))
@@ -86,9 +89,54 @@ func (r *run) compile() *transpile.Program {
 
 // compiled ends the run if compiling failed.
 func (r *run) compiled(prog *transpile.Program, err error) *transpile.Program {
-	if err != nil {
+	var tooBig *compileMemoryError
+	switch {
+	case errors.As(err, &tooBig):
+		r.end(KindWorkerExit, tooBig.message(r.limits.MemoryBytes))
+		return nil
+	case err != nil:
 		r.end(KindException, err.Error())
 		return nil
 	}
 	return prog
+}
+
+// compileReservation charges a compilation's host memory to the run's account, as
+// transpile.Options.Reserve asks for it, until the compilation returns: a compilation
+// allocates tens of bytes (esbuild, hundreds per unit of compile work) for every byte of the
+// program, garbage that no budget would otherwise see. The run's guest does not exist yet while
+// its program compiles, so the whole of MemoryBytes is there for it.
+type compileReservation struct {
+	mem  *budget.Memory
+	held int64
+}
+
+// reserve charges n more bytes, or returns a *compileMemoryError when they do not fit.
+func (c *compileReservation) reserve(n int64) error {
+	if !c.mem.Charge(n) {
+		return &compileMemoryError{need: c.held + n}
+	}
+	c.held += n
+	return nil
+}
+
+// release gives back what the compilation held.
+func (c *compileReservation) release() {
+	c.mem.Release(c.held)
+	c.held = 0
+}
+
+// compileMemoryError refuses a compilation that would take more host memory than the run's
+// budget holds.
+type compileMemoryError struct{ need int64 }
+
+func (e *compileMemoryError) Error() string {
+	return fmt.Sprintf("compiling needs about %d bytes of host memory", e.need)
+}
+
+// message is the run's failure, under MemoryBytes limit.
+func (e *compileMemoryError) message(limit int64) string {
+	return fmt.Sprintf("%s: compiling the program takes about %.1f MiB of host memory, over MemoryBytes (%d bytes); "+
+		"make the program shorter, or pass large data through a binding instead of writing it in the program",
+		budget.MemoryMessage(limit), float64(e.need)/(1<<20), limit)
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"sync"
+	"unsafe"
 )
 
 // Cache is a bounded, concurrency-safe cache of compiled programs keyed by the SHA-256 of the
@@ -82,7 +83,9 @@ func (c *Cache) Lookup(src string, opts Options) (*Program, error, bool) {
 // the limits it is compiled under. Hashing the source alone first, as before the limits existed,
 // keeps a look-up from copying the source.
 func cacheKey(src string, opts Options) [sha256.Size]byte {
-	sum := sha256.Sum256([]byte(src))
+	// The source is hashed in place: a copy would cost the host the program's size at every
+	// look-up, uncharged.
+	sum := sha256.Sum256(unsafe.Slice(unsafe.StringData(src), len(src)))
 	var b [sha256.Size + 8]byte
 	copy(b[:], sum[:])
 	binary.LittleEndian.PutUint64(b[sha256.Size:], uint64(workLimitsFor(opts.MaxProgramBytes).programBytes))

@@ -19,6 +19,10 @@ type poller struct {
 	ctx  context.Context
 	left int   // steps until the next look
 	err  error // why the compilation stopped, once it has
+	// reserve, when set, is asked for perLook bytes of host memory at every look, for the steps
+	// until the next one (see tokenizeUntil and memory.go).
+	reserve func(int64) error
+	perLook int64
 }
 
 func newPoller(ctx context.Context) *poller { return &poller{ctx: ctx, left: pollEvery} }
@@ -39,9 +43,22 @@ func (p *poller) check() bool {
 	if p.err == nil {
 		if p.ctx.Err() == nil {
 			p.left = pollEvery
-			return false
+			return p.charge()
 		}
 		p.err = fmt.Errorf("transpile: compilation stopped: %w", context.Cause(p.ctx))
 	}
 	return true
+}
+
+// charge asks reserve for the memory of the next pollEvery steps, if it is set, and reports
+// whether the compilation must stop because it was refused.
+func (p *poller) charge() bool {
+	if p.reserve == nil || p.perLook == 0 {
+		return false
+	}
+	if err := p.reserve(p.perLook); err != nil {
+		p.err = err
+		return true
+	}
+	return false
 }

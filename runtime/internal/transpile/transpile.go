@@ -300,6 +300,12 @@ type Options struct {
 	// CheckSize), 1 MiB when not positive. The limits on its compile work and scope work are
 	// proportional to it (see work.go).
 	MaxProgramBytes int64
+	// Reserve, when not nil, is asked for the host memory that each step allocating in
+	// proportion to the program is about to take, before it starts (see memory.go): the scan,
+	// then esbuild's passes. What it is asked for is held until the compilation returns. An error
+	// from it stops the compilation, which returns that error as it is (not an *Error, so that a
+	// Cache does not keep it).
+	Reserve func(bytes int64) error
 
 	// keepRenamed, set by tests, leaves esbuild's names in the output (see names.go).
 	keepRenamed bool
@@ -384,6 +390,9 @@ func (c *compilation) run() (*Program, error) {
 	wrapped := input // for verbatim
 
 	if err := c.enter(PhaseTransform); err != nil {
+		return nil, err
+	}
+	if err := c.reserve(c.sc.esbuildMemory()); err != nil {
 		return nil, err
 	}
 	// The input read as JavaScript (see verbatim) does not depend on the TypeScript pass: a small
@@ -576,7 +585,7 @@ func verbatim(input, out string, js *jsReading) (string, bool) {
 // scan checks the program before esbuild sees it and returns the text to give esbuild, and the
 // first construct coderun refuses (reported unless esbuild finds an earlier syntax error). err is
 // a failure that must be reported at once: a NUL character, nesting beyond the limits (both
-// *Error), or the compilation stopped by its context (see poller).
+// *Error), the compilation stopped by its context (see poller), or Options.Reserve's error.
 func (c *compilation) scan() (input string, refused *Error, err error) {
 	src := c.src
 	// A program refused here is located without indexing its lines.
@@ -591,7 +600,14 @@ func (c *compilation) scan() (input string, refused *Error, err error) {
 	if err := c.pass(passTokenize); err != nil {
 		return "", nil, err
 	}
+	// The tokenizer reserves the scan's memory as it reads (see memory.go): the first tokens'
+	// now, with what every compilation takes.
+	if err := c.reserve(compileBaseBytes + scanBytesPerLook); err != nil {
+		return "", nil, err
+	}
+	c.poll.reserve, c.poll.perLook = c.opts.Reserve, scanBytesPerLook
 	c.sc = tokenizeUntil(src, c.poll, c.limits)
+	c.poll.perLook = 0
 	if err := c.pass(passCheck); err != nil {
 		return "", nil, err
 	}
@@ -605,9 +621,13 @@ func (c *compilation) scan() (input string, refused *Error, err error) {
 		refused = at(v.offset, "SyntaxError: "+v.message)
 	}
 	if n := c.sc.checkNesting(); n != nil {
+		// The tokenizer stopped at n: esbuild must not see a program over the limits, even when a
+		// refused construct comes earlier (esbuild over 1 MiB of "@d " takes 88 MiB); report the
+		// earlier of the two at once.
 		if refused == nil || n.offset < v.offset {
 			return "", nil, at(n.offset, n.message)
 		}
+		return "", nil, refused
 	}
 	if err := c.pass(passDiagnostics); err != nil {
 		return "", nil, err
