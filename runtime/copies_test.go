@@ -253,30 +253,66 @@ func TestResultOverMemory(t *testing.T) {
 	require.Equal(t, `"`+want+`"`, string(o.Value))
 }
 
-// A million empty log entries: the host keeps them in no more than twice
-// the bytes the output ledger counts for them, charged to the run's memory.
+// Log entries, short and long: the host keeps their text once and 32 bytes an entry, all of it
+// charged to the run's memory before it is allocated, and hands the same strings to the caller.
 func TestLogsAreCompact(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates for itself")
+	}
 	e := engineWith(t, func(l *budget.Limits) { l.MaxOutputBytes = 64 << 20; l.MemoryBytes = 256 << 20 })
 	tests := []struct {
 		name, program string
 		entries       int
+		text          int64 // bytes of text in all
 	}{
-		{"empty", `for (let i = 0; i < 1e6; i++) console.log("")`, 1e6},
-		{"short", `for (let i = 0; i < 1e5; i++) console.log("entry", i)`, 1e5},
-		{"long", `for (let i = 0; i < 100; i++) console.log("é".repeat(10000 + i))`, 100},
+		{"empty", `for (let i = 0; i < 1e6; i++) console.log("")`, 1e6, 0},
+		{"short", `for (let i = 0; i < 1e5; i++) console.log("entry", i)`, 1e5, 1e5*6 + 488890},
+		{"long", `for (let i = 0; i < 100; i++) console.log("é".repeat(10000 + i))`, 100, 2 * (100*10000 + 4950)},
+		{"mixed", `for (let i = 0; i < 100; i++) { console.log("x".repeat(9000)); console.log(i) }`, 200, 100*9000 + 190},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			var store, ledger, charged int64
-			e.hooks.ended = func(r *run) { store, ledger, charged = r.logs.size(), r.ledger.Used(), r.mem.Used() }
+			var store, charged int64
+			e.hooks.ended = func(r *run) { store, charged = r.logs.size(), r.mem.Used() }
+			mustRun(t, e, "return 1")
+			before := heapInUse()
 			o := mustRun(t, e, tc.program)
+			held := heapInUse() - before
 			require.Empty(t, o.Kind, o.Message)
 			require.Len(t, o.Logs, tc.entries)
-			require.LessOrEqual(t, store, 2*ledger+logTextMin+4*logEntriesMin)
+			var text int64
+			for _, l := range o.Logs {
+				text += int64(len(l))
+			}
+			require.Equal(t, tc.text, text)
+			// 16 bytes an entry for its string in a block and 16 in Outcome.Logs; a chunk's
+			// unused end, or a long entry's rounding to a page.
+			require.LessOrEqual(t, store, text+text/8+32*int64(tc.entries)+64<<10)
 			require.GreaterOrEqual(t, charged, store, "the store is charged to the run's memory")
-			t.Logf("%d entries: ledger %d bytes, store %d bytes", tc.entries, ledger, store)
+			require.LessOrEqual(t, held, store+256<<10, "the host holds no more than it charged")
+			t.Logf("%d entries, %d bytes: store %d bytes, held %d", tc.entries, text, store, held)
 		})
 	}
+}
+
+// Forty log entries of 1 MiB in a 64 MiB run: the host allocates the entries' text once, the
+// run's peak counts it, and the run's Go allocations stay within its peak (40 MiB of logs would
+// cost the host 160 MiB when the store grew by copying and was copied again at the end).
+func TestLogsCostTheirText(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates for itself")
+	}
+	e := engineWith(t, func(l *budget.Limits) { l.MaxOutputBytes = 64 << 20; l.MemoryBytes = 64 << 20 })
+	mustRun(t, e, "return 1")
+	before := totalAlloc()
+	o := mustRun(t, e, `const s = "x".repeat(1 << 20); for (let i = 0; i < 40; i++) console.log(s)`)
+	allocated := totalAlloc() - before
+	require.Empty(t, o.Kind, o.Message)
+	require.Len(t, o.Logs, 40)
+	t.Logf("allocated %.1f MiB, peak %.1f MiB", mib(allocated), mib(o.PeakMemory))
+	require.LessOrEqual(t, allocated, int64(40<<20+2<<20))
+	require.GreaterOrEqual(t, o.PeakMemory, int64(40<<20), "the logs are in the peak")
+	require.LessOrEqual(t, allocated, o.PeakMemory)
 }
 
 // Logs that do not fit in the run's memory end it as a memory failure.

@@ -126,9 +126,7 @@ func (r *run) log(b []byte) {
 	}
 	text, fit := r.ledger.ChargeLog(b)
 	if fit != serialize.FitNone {
-		if !r.logs.add(text, b) {
-			r.stop(KindWorkerExit, budget.MemoryMessage(r.limits.MemoryBytes))
-		}
+		r.keepLog(text, b)
 		if r.onLog != nil {
 			r.notifyLog()
 		}
@@ -136,6 +134,26 @@ func (r *run) log(b []byte) {
 	if fit != serialize.FitWhole {
 		r.stop(KindOutputLimit, serialize.OutputLimitMessage(r.limits.MaxOutputBytes))
 	}
+}
+
+// keepLog keeps the text of the log entry b (see serialize.LogText), a view of the guest's
+// memory, in the run's log store; a long one is copied in pieces (see textPiece). It ends the run
+// when the text does not fit in the run's memory, or when the run must stop meanwhile.
+func (r *run) keepLog(text serialize.LogText, b []byte) {
+	n := text.Len(b)
+	dst, ok := r.logs.room(n)
+	if !ok {
+		r.stop(KindWorkerExit, budget.MemoryMessage(r.limits.MemoryBytes))
+	}
+	for from := 0; from < text.Bytes(); {
+		if from > 0 && r.pace() {
+			panic(errEnded)
+		}
+		to := text.PartEnd(b, from+textPiece)
+		dst = text.AppendPart(dst, b, from, to)
+		from = to
+	}
+	r.logs.keep(dst)
 }
 
 // notifyLog hands the entry just kept to the OnLog hook. A panic in the

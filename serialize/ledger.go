@@ -157,6 +157,27 @@ func (t LogText) Len(b []byte) int {
 // AppendTo appends the text to dst; b is the entry given to ChargeLog.
 func (t LogText) AppendTo(dst, b []byte) []byte { return appendClean(dst, b[:t.n], t.clean) }
 
+// Bytes returns the length of the prefix of the entry that the text is made of (Len is what it
+// becomes).
+func (t LogText) Bytes() int { return t.n }
+
+// PartEnd returns the offset in the entry b, at or after i, where a part of the text may end (see
+// AppendPart): the end of the text, or an offset that is not inside a character. It looks at no
+// more than 3 bytes after i, the longest a character's continuation is.
+func (t LogText) PartEnd(b []byte, i int) int {
+	for k := 0; k < 3 && i < t.n && isCont(b[i]); k++ {
+		i++
+	}
+	return min(i, t.n)
+}
+
+// AppendPart appends the part of the text that b[from:to] holds to dst, as AppendTo appends all
+// of it: from and to are offsets that PartEnd returned (or 0), so that appending the text part by
+// part gives what AppendTo gives.
+func (t LogText) AppendPart(dst, b []byte, from, to int) []byte {
+	return appendClean(dst, b[from:to], t.clean)
+}
+
 // ChargeLog is AddLog that returns the text to keep as a LogText, which
 // knows its length before it is copied: a run keeps all its entries in one
 // buffer that it grows itself.

@@ -426,3 +426,32 @@ func TestLedgerChargeLog(t *testing.T) {
 		}
 	}
 }
+
+// TestLogTextInParts checks that a text appended part by part, ending each part where PartEnd
+// says, is what AppendTo appends whole, for every part size: characters of every width, lone
+// surrogates, invalid bytes and runs of continuation bytes.
+func TestLogTextInParts(t *testing.T) {
+	entries := [][]byte{
+		[]byte("plain ascii text"),
+		[]byte("é€😀 mixed widths é€😀"),
+		[]byte("lone \xed\xa0\x80 surrogate and \xff invalid"),
+		[]byte("\x80\x80\x80\x80\x80\x80 continuation run \xe2\x82"),
+		[]byte("😀\x80\x80😀"),
+	}
+	for _, e := range entries {
+		text, fit := NewLedger(1 << 20).ChargeLog(e)
+		require.Equal(t, FitWhole, fit)
+		whole := text.AppendTo(nil, e)
+		require.Len(t, whole, text.Len(e))
+		for piece := 1; piece <= len(e); piece++ {
+			var parts []byte
+			for from := 0; from < text.Bytes(); {
+				to := text.PartEnd(e, from+piece)
+				require.LessOrEqual(t, to, from+piece+3)
+				parts = text.AppendPart(parts, e, from, to)
+				from = to
+			}
+			require.Equal(t, string(whole), string(parts), "%q in parts of %d", e, piece)
+		}
+	}
+}
