@@ -176,9 +176,11 @@ func (r *run) done(kind int, payload quickjs.Value) {
 	case doneNone:
 		r.end("", "")
 	case doneThrow:
-		var text string
-		r.viewString(payload, func(b []byte) { text = string(b) })
-		r.end(KindException, failureText(text))
+		if viewed, err := r.endThrown(payload); err != nil {
+			panic(err)
+		} else if !viewed {
+			panic(errEnded)
+		}
 	case doneInvalid:
 		r.end(KindInvalidOutput, "program completion must be lossless JSON")
 	case doneUnrenderable:

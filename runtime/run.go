@@ -462,12 +462,9 @@ func (r *run) throwPending() {
 		r.end(KindException, "program threw an unrenderable value")
 		return
 	}
-	s, err := r.in.String(v)
-	if err != nil {
+	if _, err := r.endThrown(v); err != nil {
 		r.end(KindException, "program threw an unrenderable value")
-		return
 	}
-	r.end(KindException, failureText(s))
 }
 
 // drainJobs runs the pending jobs, none once the outcome is decided.

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"time"
@@ -75,26 +76,90 @@ func (r *run) interrupted() bool {
 // (see pace): only an ASCII string is viewed in place, and one that is not
 // is converted by the guest. It returns false if the run ended meanwhile.
 func (r *run) viewText(v quickjs.Value, f func([]byte)) bool {
+	viewed, err := r.viewTextErr(v, f)
+	if err != nil {
+		panic(err)
+	}
+	return viewed
+}
+
+// viewTextErr is viewText that returns the instance's error instead of panicking with it, for
+// callers outside a host call.
+func (r *run) viewTextErr(v quickjs.Value, f func([]byte)) (bool, error) {
 	chars, ok := r.in.Latin1Chars(v)
 	if !ok || len(chars) <= textPiece {
-		r.viewString(v, f)
-		return true
+		return true, r.in.ViewString(v, f)
 	}
 	for i := 0; i < len(chars); i += textPiece {
 		if i > 0 && r.pace() {
-			return false
+			return false, nil
 		}
 		for _, c := range chars[i:min(i+textPiece, len(chars))] {
 			if c >= 0x80 {
-				if err := r.in.ViewConverted(v, f); err != nil {
-					panic(err)
-				}
-				return true
+				return true, r.in.ViewConverted(v, f)
 			}
 		}
 	}
 	f(chars)
-	return true
+	return true, nil
+}
+
+// endThrown ends the run with the exception whose text the guest rendered as the string v
+// (see failureText), reading no more of it than the output ledger has room for: a text that
+// cannot fit ends the run as output-limit without crossing into the host, however long it is.
+// It returns false, ending nothing more, when the run ended while the text was read, and the
+// instance's error if it failed.
+func (r *run) endThrown(v quickjs.Value) (bool, error) {
+	return r.viewTextErr(v, func(b []byte) {
+		room := r.ledger.MessageRoom() // a text of more bytes costs more than that: it cannot fit
+		if int64(len(b)) <= room {
+			r.endWithMessage(b)
+			return
+		}
+		// Only the trailing line breaks of a stack are dropped (failureText): the text can fit
+		// only if all it has past the room is line breaks.
+		end, stopped := r.trimLineBreaks(b, max(room, 0))
+		switch {
+		case stopped:
+		case int64(end) > room:
+			r.end(KindOutputLimit, serialize.OutputLimitMessage(r.limits.MaxOutputBytes))
+		default:
+			if bytes.Contains(b[:end], []byte("    at ")) {
+				r.endWithMessage(b[:end])
+			} else {
+				r.end(KindOutputLimit, serialize.OutputLimitMessage(r.limits.MaxOutputBytes))
+			}
+		}
+	})
+}
+
+// endWithMessage ends the run as an exception whose text is b (see failureText), a view of the
+// guest's memory that fits in the output ledger. The host's copy is charged to the run's memory
+// as its value would be.
+func (r *run) endWithMessage(b []byte) {
+	if !r.mem.Charge(int64(len(b))) {
+		r.end(KindWorkerExit, budget.MemoryMessage(r.limits.MemoryBytes))
+		return
+	}
+	r.valueCharge += int64(len(b))
+	r.end(KindException, failureText(string(b)))
+}
+
+// trimLineBreaks returns the end of b without its trailing line breaks, but looks no further
+// back than to floor: a result above floor is exact, floor means "floor or less". It looks in
+// pieces (see pace), and reports stopped when the run ended meanwhile.
+func (r *run) trimLineBreaks(b []byte, floor int64) (end int, stopped bool) {
+	end = len(b)
+	for int64(end) > floor {
+		from := max(int(floor), end-textPiece)
+		if rest := len(bytes.TrimRight(b[from:end], "\n")); rest > 0 {
+			return from + rest, false
+		}
+		if end = from; int64(end) > floor && r.pace() {
+			return end, true
+		}
+	}
+	return end, false
 }
 
 // copyText returns a copy of b (a view of the guest's memory), made in

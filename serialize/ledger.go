@@ -217,6 +217,12 @@ func (l *Ledger) FitsValue(n int64) bool {
 	return n >= 0 && n <= l.limit-l.used
 }
 
+// MessageRoom returns the most bytes a failure message can have and still fit after the logs
+// charged so far (a message costs at least a byte for each of its bytes, see stringCost); it is
+// negative when not even an empty message fits. A caller reads no more of a message than that,
+// plus what it needs to see that the message is longer.
+func (l *Ledger) MessageRoom() int64 { return l.limit - l.used - quoteCost }
+
 // FitMessage returns msg as a failure message will be reported after the
 // logs charged so far. msg may hold WTF-8 lone surrogates (see stringCost).
 //
