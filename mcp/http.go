@@ -5,10 +5,12 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"net/netip"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -184,7 +186,7 @@ func (h *HTTPHandler) serveMCP(w http.ResponseWriter, r *http.Request) {
 	}
 	if r.Method == http.MethodPost {
 		defer h.leave()
-		if !h.limitBody(w, r) {
+		if !h.limitBody(w, r) || h.refuseBusy(w, r) {
 			return
 		}
 	}
@@ -269,6 +271,33 @@ func (h *HTTPHandler) limitBody(w http.ResponseWriter, r *http.Request) bool {
 	}
 	_, _ = w.Write(reply)
 	return false
+}
+
+// refuseBusy answers a tools/call with 503 and Retry-After when the
+// server's runs and queue are full, so that a client can back off before
+// any session reads the call; it reports whether it answered. It reads the
+// body (already bounded by limitBody) only when the server is full. A call
+// that finds the server full later, in the session, gets the same message
+// as a tool error.
+func (h *HTTPHandler) refuseBusy(w http.ResponseWriter, r *http.Request) bool {
+	if !h.s.limiter.full() {
+		return false
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, h.limit))
+	if err != nil {
+		http.Error(w, "Bad Request: reading the body: "+err.Error(), http.StatusBadRequest)
+		return true
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	r.ContentLength = int64(len(body))
+	sc := &envelopeScanner{}
+	_, _ = sc.Write(body)
+	if !sc.isToolCall() {
+		return false
+	}
+	w.Header().Set("Retry-After", strconv.Itoa(max(1, int(math.Ceil(h.s.limiter.wait.Seconds())))))
+	http.Error(w, "Service Unavailable: "+h.s.limiter.fullError().Error(), http.StatusServiceUnavailable)
+	return true
 }
 
 // track starts the idle timer of a new session, and forgets the session

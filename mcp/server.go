@@ -3,12 +3,14 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -48,6 +50,19 @@ type ServerOptions struct {
 	// the default. run_code's text never shows a value larger than it
 	// (see FormatResult).
 	MaxOutputBytes int64
+	// MaxRuns is how many run_code calls run at once, across all clients
+	// and sessions; 0 means DefaultMaxRuns().
+	MaxRuns int
+	// MaxQueuedRuns is how many more calls may wait for a run to finish;
+	// a call beyond is refused at once with a tool error wrapping
+	// ErrServerBusy (over HTTP, with 503 when it can be told before the
+	// session reads it; see HTTPHandler). 0 means 4 × MaxRuns; a negative
+	// value, none.
+	MaxQueuedRuns int
+	// MaxQueueWait is how long a call may wait in the queue before it is
+	// refused as ErrServerBusy; 0 means DefaultMaxQueueWait. The wait
+	// does not count against the run's WallTime.
+	MaxQueueWait time.Duration
 }
 
 // Server is an MCP server with a single tool, run_code, that runs a program
@@ -60,7 +75,8 @@ type Server struct {
 	upstreams []*Upstream
 	logger    *slog.Logger
 	server    *sdk.Server
-	runs      runSet // the run_code calls in flight
+	runs      runSet      // the run_code calls in flight
+	limiter   *runLimiter // MaxRuns and the queue
 
 	maxProgramBytes int64
 	maxOutputBytes  int64
@@ -94,8 +110,21 @@ func NewServer(rt *coderun.Runtime, upstreams []*Upstream, opts *ServerOptions) 
 	if o.MaxOutputBytes <= 0 {
 		o.MaxOutputBytes = coderun.DefaultConfig().MaxOutputBytes
 	}
+	if o.MaxRuns <= 0 {
+		o.MaxRuns = DefaultMaxRuns()
+	}
+	switch {
+	case o.MaxQueuedRuns == 0:
+		o.MaxQueuedRuns = 4 * o.MaxRuns
+	case o.MaxQueuedRuns < 0:
+		o.MaxQueuedRuns = 0
+	}
+	if o.MaxQueueWait <= 0 {
+		o.MaxQueueWait = DefaultMaxQueueWait
+	}
 	s := &Server{rt: rt, upstreams: slices.Clone(upstreams), logger: o.Logger,
-		maxProgramBytes: o.MaxProgramBytes, maxOutputBytes: o.MaxOutputBytes}
+		maxProgramBytes: o.MaxProgramBytes, maxOutputBytes: o.MaxOutputBytes,
+		limiter: newRunLimiter(o.MaxRuns, o.MaxQueuedRuns, o.MaxQueueWait)}
 	s.server = sdk.NewServer(&sdk.Implementation{Name: "coderun", Title: "coderun code mode", Version: o.Version}, &sdk.ServerOptions{
 		Logger:       o.Logger,
 		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{ListChanged: true}},
@@ -184,7 +213,8 @@ func (s *Server) handle(ctx context.Context, req *sdk.CallToolRequest) (*sdk.Cal
 }
 
 // RunCode runs code as run_code does and returns the tool's result. It
-// first restarts upstreams that died (an upstream that cannot be restarted
+// waits for one of the server's MaxRuns slots (see ServerOptions), then
+// restarts upstreams that died (an upstream that cannot be restarted
 // makes its calls reject, it does not fail the run) and refreshes the
 // description when an upstream's tools changed.
 func (s *Server) RunCode(ctx context.Context, code string) *sdk.CallToolResult {
@@ -198,6 +228,14 @@ func (s *Server) runCode(ctx context.Context, code string, p *progressReporter) 
 			"SyntaxError: the program is %d bytes, over the limit of Config.MaxProgramBytes = %d bytes; split the work into several runs",
 			n, s.maxProgramBytes)}}, 0)
 	}
+	release, err := s.limiter.acquire(ctx)
+	if err != nil {
+		if errors.Is(err, ErrServerBusy) {
+			return errorResult("code run failed: " + err.Error())
+		}
+		return errorResult(fmt.Sprintf("code run failed (abort): the call was cancelled while it waited for a run to finish: %v", err))
+	}
+	defer release()
 	for _, u := range s.upstreams {
 		if err := u.Start(ctx); err != nil {
 			s.logger.Warn("upstream unavailable", "upstream", u.Name(), "error", err)
