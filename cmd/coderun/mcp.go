@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -31,7 +32,10 @@ from --upstream NAME=COMMAND. Each server's NAME is its namespace's global.
 
 The server speaks MCP over standard input and output, or over streamable HTTP
 with --http. The budget flags (--wall-time, --memory, …) set the budgets of
-every run.
+every run; --wall-time and --compute-time default to 40s here, so that a run
+ends with coderun's message before a client's usual 60 s request timeout.
+--max-runs, --max-queued-runs and --max-queue-wait bound the runs of all
+clients together: a call beyond them is refused as "server busy".
 
 Over HTTP, requests from a browser origin other than a loopback one get 403
 unless the origin is allowed with --allowed-origin. With --token-file FILE (or
@@ -52,6 +56,61 @@ type mcpOptions struct {
 	httpAddr  string
 	http      httpFlags
 	logUsage  bool
+	runs      runFlags
+}
+
+// The budgets `coderun mcp` sets by default instead of coderun's: a run
+// ends with coderun's own message (and a queued call is refused) before
+// the common client request timeout, the TypeScript SDK's 60 s, so that
+// the model reads what happened rather than the client's timeout. Runs
+// that need longer need the flags raised, and a client whose timeout is
+// longer (or resets on progress).
+const (
+	mcpWallTime      = 40 * time.Second
+	mcpComputeTime   = 40 * time.Second
+	clientTimeout    = 60 * time.Second // the TypeScript SDK's DEFAULT_REQUEST_TIMEOUT_MSEC
+	mcpMaxQueueWait  = 10 * time.Second
+	mcpQueuedPerSlot = 4 // the default queue is this many calls per --max-runs
+	// mcpStartupReserve is what a call may spend besides its run and its
+	// queue wait (restarting an upstream, compiling) within clientTimeout.
+	mcpStartupReserve = 5 * time.Second
+)
+
+// mcpConfig is the default Config of `coderun mcp`: defaultConfig with
+// the wall and compute time of a run ending before clientTimeout.
+func mcpConfig() coderun.Config {
+	cfg := defaultConfig()
+	cfg.WallTime = mcpWallTime
+	cfg.ComputeTime = mcpComputeTime
+	return cfg
+}
+
+// runFlags are the flags of `coderun mcp` that bound the runs of all
+// clients together.
+type runFlags struct {
+	maxRuns   int
+	maxQueued int
+	queueWait time.Duration
+}
+
+func (f *runFlags) register(fs *flag.FlagSet) {
+	f.maxRuns = mcp.DefaultMaxRuns()
+	fs.IntVar(&f.maxRuns, "max-runs", f.maxRuns, "runs at once across all clients (default: twice the number of CPUs Go uses)")
+	fs.IntVar(&f.maxQueued, "max-queued-runs", mcpQueuedPerSlot*f.maxRuns, "calls that may wait for a run to finish when --max-runs are going; beyond, a call is refused at once (server busy; over HTTP 503 with Retry-After)")
+	fs.DurationVar(&f.queueWait, "max-queue-wait", mcpMaxQueueWait, "how long a call may wait in the queue before it is refused (server busy)")
+}
+
+// options returns the mcp.ServerOptions fields of the flags.
+func (f *runFlags) options(o *mcp.ServerOptions) error {
+	if f.maxRuns < 1 || f.maxQueued < 0 || f.queueWait <= 0 {
+		return fmt.Errorf("--max-runs must be at least 1, --max-queued-runs at least 0 and --max-queue-wait positive; got %d, %d and %v",
+			f.maxRuns, f.maxQueued, f.queueWait)
+	}
+	o.MaxRuns, o.MaxQueuedRuns, o.MaxQueueWait = f.maxRuns, f.maxQueued, f.queueWait
+	if f.maxQueued == 0 {
+		o.MaxQueuedRuns = -1 // none
+	}
+	return nil
 }
 
 // newMCPCommand returns `coderun mcp`, parsing into o.
@@ -62,6 +121,7 @@ func newMCPCommand(o *mcpOptions) *command {
 	c.fs.StringVar(&o.httpAddr, "http", "", "serve streamable HTTP on `ADDR` (for example localhost:8080) instead of stdio")
 	o.http.register(c.fs)
 	c.fs.BoolVar(&o.logUsage, "log-usage", false, "log what each run cost (fuel, times, peak memory, calls, log bytes) to standard error")
+	o.runs.register(c.fs)
 	registerConfigFlags(c.fs, &o.cfg)
 	return c
 }
@@ -72,7 +132,7 @@ func newMCPCommand(o *mcpOptions) *command {
 // upstream name that cannot be a binding, an upstream that cannot be
 // started, an invalid configuration).
 func runMCP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	o := mcpOptions{cfg: defaultConfig()}
+	o := mcpOptions{cfg: mcpConfig()}
 	c := newMCPCommand(&o)
 	if code, ok := c.parse(args, stdout, stderr); !ok {
 		return code
@@ -80,6 +140,11 @@ func runMCP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if c.fs.NArg() != 0 {
 		fmt.Fprintf(stderr, "coderun mcp: unexpected argument %q\n", c.fs.Arg(0))
 		c.misuse(stderr)
+		return 2
+	}
+	srvOpts := mcp.ServerOptions{Version: version(), MaxProgramBytes: o.cfg.MaxProgramBytes, MaxOutputBytes: o.cfg.MaxOutputBytes}
+	if err := o.runs.options(&srvOpts); err != nil {
+		fmt.Fprintf(stderr, "coderun mcp: %v\n", err)
 		return 2
 	}
 	var httpOpts *mcp.HTTPOptions
@@ -95,6 +160,7 @@ func runMCP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		level = slog.LevelInfo
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	srvOpts.Logger = logger
 
 	ups, err := o.upstreams.upstreams(stderr, logger)
 	if err != nil {
@@ -114,8 +180,7 @@ func runMCP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 2
 	}
 	defer func() { _ = mcp.CloseAll(ups) }()
-	srv, err := mcp.NewServer(rt, ups, &mcp.ServerOptions{Logger: logger, Version: version(), MaxProgramBytes: o.cfg.MaxProgramBytes,
-		MaxOutputBytes: o.cfg.MaxOutputBytes})
+	srv, err := mcp.NewServer(rt, ups, &srvOpts)
 	if err != nil {
 		fmt.Fprintf(stderr, "coderun mcp: %v\n", err)
 		return 2

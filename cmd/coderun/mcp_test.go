@@ -14,12 +14,14 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/coderun/coderun"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
 
 	"github.com/coderun/coderun/internal/testenv"
+	"github.com/coderun/coderun/mcp"
 )
 
 // The reference MCP server the end-to-end tests use as a real upstream that
@@ -282,6 +284,8 @@ func TestMCPMisuse(t *testing.T) {
 		{name: "not an MCP server", args: []string{"mcp", "--upstream", "files=true"}, want: `coderun mcp: starting upstream "files": `},
 		{name: "invalid config", args: []string{"mcp", "--max-concurrent-calls", "0"}, want: "coderun mcp: coderun: --max-concurrent-calls (Config.MaxConcurrentCalls) must be positive, got 0"},
 		{name: "all interfaces without a token", args: []string{"mcp", "--http", ":0"}, want: "coderun mcp: --http :0 listens beyond loopback"},
+		{name: "no runs", args: []string{"mcp", "--max-runs", "0"}, want: "coderun mcp: --max-runs must be at least 1, --max-queued-runs at least 0 and --max-queue-wait positive; got 0,"},
+		{name: "negative queue", args: []string{"mcp", "--max-queued-runs", "-1"}, want: "--max-queued-runs at least 0"},
 		{name: "bad allowed origin", args: []string{"mcp", "--http", "localhost:0", "--allowed-origin", "example.com"}, want: `coderun mcp: origin "example.com" is not of the form scheme://host[:port]`},
 		{name: "run: name not an identifier", args: []string{"run", "--upstream", "my-files=true", "-"},
 			want: `coderun: --upstream my-files=true: upstream "my-files": coderun: invalid binding declaration`},
@@ -295,4 +299,30 @@ func TestMCPMisuse(t *testing.T) {
 			require.Empty(t, stdout.String())
 		})
 	}
+}
+
+// coderun mcp's default budgets end a run, with coderun's own message,
+// before the common client request timeout (the TypeScript SDK's 60 s),
+// queue wait included; the flags still override them.
+func TestMCPDefaultsBeatClientTimeout(t *testing.T) {
+	o := mcpOptions{cfg: mcpConfig()}
+	c := newMCPCommand(&o)
+	_, ok := c.parse(nil, io.Discard, io.Discard)
+	require.True(t, ok)
+	require.LessOrEqual(t, o.cfg.ComputeTime, o.cfg.WallTime)
+	worst := o.cfg.WallTime + o.runs.queueWait + mcpStartupReserve
+	require.Less(t, worst, clientTimeout, "a run's wall time %v + queue wait %v + %v", o.cfg.WallTime, o.runs.queueWait, mcpStartupReserve)
+	require.Equal(t, 60*time.Second, clientTimeout)
+	require.Equal(t, mcp.DefaultMaxRuns(), o.runs.maxRuns)
+	require.Equal(t, 4*mcp.DefaultMaxRuns(), o.runs.maxQueued)
+
+	o = mcpOptions{cfg: mcpConfig()}
+	c = newMCPCommand(&o)
+	_, ok = c.parse([]string{"--wall-time", "5m", "--max-runs", "3", "--max-queued-runs", "0"}, io.Discard, io.Discard)
+	require.True(t, ok)
+	require.Equal(t, 5*time.Minute, o.cfg.WallTime)
+	var so mcp.ServerOptions
+	require.NoError(t, o.runs.options(&so))
+	require.Equal(t, 3, so.MaxRuns)
+	require.Equal(t, -1, so.MaxQueuedRuns, "no queue")
 }
