@@ -236,6 +236,32 @@ func TestBigValueIsCopiedInPieces(t *testing.T) {
 	require.LessOrEqual(t, after, 1)
 }
 
+// A long log entry is read and copied in pieces, like a value, and a cancel is seen at the next
+// piece: in the ASCII check of its text (pieces 1-31 of an 8 MiB entry) or in its copy (32-63).
+func TestBigLogEntryCancelIsSeenAtOnce(t *testing.T) {
+	e := engineWith(t, func(l *budget.Limits) { l.MaxOutputBytes = 64 << 20; l.MemoryBytes = 256 << 20 })
+	const program = `console.log("x".repeat(8 << 20)); return 1`
+	var total int
+	e.hooks.ended = func(r *run) { total = r.pieces }
+	o := mustRun(t, e, program)
+	require.Empty(t, o.Kind, o.Message)
+	require.Equal(t, 2*(8<<20)/textPiece-2, total, "checked, then copied, in pieces")
+	for _, at := range []int{1, 20, 40, 60} {
+		ctx, cancel := context.WithCancel(context.Background())
+		e.hooks.piece = func(r *run) {
+			if r.pieces == at {
+				cancel()
+			}
+		}
+		o, err := e.run(ctx, program, nil)
+		cancel()
+		require.NoError(t, err)
+		require.Equal(t, KindAbort, o.Kind, "cancelled at piece %d", at)
+		require.Equal(t, at, total, "no piece after the cancel")
+		require.Empty(t, o.Logs)
+	}
+}
+
 // A binding's result is charged to the run's memory until it is
 // delivered; one that does not fit is rejected with a message naming the
 // budget.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"time"
+	"unsafe"
 
 	"github.com/coderun/coderun/budget"
 	"github.com/coderun/coderun/internal/quickjs"
@@ -39,8 +40,8 @@ func (r *run) Call(in *quickjs.Instance, args []quickjs.Value) quickjs.Value {
 	}
 	switch op {
 	case opLog:
-		if len(args) == 3 && args[2].Tag() == quickjs.TagString {
-			r.viewString(args[2], r.log)
+		if len(args) == 3 && args[2].Tag() == quickjs.TagString && !r.viewText(args[2], r.log) {
+			panic(errEnded)
 		}
 	case opCall:
 		if len(args) == 4 {
@@ -145,15 +146,27 @@ func (r *run) keepLog(text serialize.LogText, b []byte) {
 	if !ok {
 		r.stop(KindWorkerExit, budget.MemoryMessage(r.limits.MemoryBytes))
 	}
+	if n < logLongEntry {
+		dst = text.AppendTo(dst, b)
+		r.logs.keep(unsafe.String(unsafe.SliceData(dst), len(dst)))
+		return
+	}
+	long := newTextBuilder(n)
+	var scratch []byte // for the parts of a text that has characters to replace
 	for from := 0; from < text.Bytes(); {
 		if from > 0 && r.pace() {
 			panic(errEnded)
 		}
 		to := text.PartEnd(b, from+textPiece)
-		dst = text.AppendPart(dst, b, from, to)
+		if text.Clean() {
+			long.write(b[from:to])
+		} else {
+			scratch = text.AppendPart(scratch[:0], b, from, to)
+			long.write(scratch)
+		}
 		from = to
 	}
-	r.logs.keep(dst)
+	r.logs.keep(long.string())
 }
 
 // notifyLog hands the entry just kept to the OnLog hook. A panic in the

@@ -40,7 +40,8 @@ const (
 
 // room returns n bytes for the text of the next entry, charged to the run's memory, or false when
 // they (and the entry's own cost) do not fit in it. The caller writes the text into the bytes and
-// then calls keep with them.
+// then calls keep with them. For a long entry (logLongEntry bytes or more) it only charges the
+// allocation, which the caller makes (see textBuilder), and returns no bytes.
 func (s *logStore) room(n int) ([]byte, bool) {
 	if !s.charge(logEntryCost) {
 		return nil, false
@@ -59,7 +60,7 @@ func (s *logStore) room(n int) ([]byte, bool) {
 			s.release(logEntryCost)
 			return nil, false
 		}
-		return make([]byte, 0, n), true
+		return nil, true
 	}
 	if cap(s.chunk)-len(s.chunk) < n {
 		size := max(min(max(2*cap(s.chunk), logChunkMin), logChunkMax), n)
@@ -104,10 +105,11 @@ func (s *logStore) growBlocks() bool {
 	return true
 }
 
-// keep keeps text, which room returned and the caller filled, as the next entry.
-func (s *logStore) keep(text []byte) {
+// keep keeps text, the bytes room returned, which the caller filled, or the copy of a long entry
+// the caller made, as the next entry.
+func (s *logStore) keep(text string) {
 	b := &s.blocks[len(s.blocks)-1]
-	*b = append(*b, unsafe.String(unsafe.SliceData(text), len(text)))
+	*b = append(*b, text)
 	s.n++
 }
 

@@ -157,6 +157,10 @@ func (t LogText) Len(b []byte) int {
 // AppendTo appends the text to dst; b is the entry given to ChargeLog.
 func (t LogText) AppendTo(dst, b []byte) []byte { return appendClean(dst, b[:t.n], t.clean) }
 
+// Clean reports whether the text has no character to replace: then AppendPart appends the part
+// of the entry as it is.
+func (t LogText) Clean() bool { return t.clean }
+
 // Bytes returns the length of the prefix of the entry that the text is made of (Len is what it
 // becomes).
 func (t LogText) Bytes() int { return t.n }
