@@ -8,7 +8,6 @@ import (
 	"io"
 	"log/slog"
 	"net"
-	"net/http"
 	"os"
 	"os/signal"
 	"syscall"
@@ -91,6 +90,7 @@ type runFlags struct {
 	maxRuns   int
 	maxQueued int
 	queueWait time.Duration
+	maxConns  int
 }
 
 func (f *runFlags) register(fs *flag.FlagSet) {
@@ -98,6 +98,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.maxRuns, "max-runs", f.maxRuns, "runs at once across all clients (default: twice the number of CPUs Go uses)")
 	fs.IntVar(&f.maxQueued, "max-queued-runs", mcpQueuedPerSlot*f.maxRuns, "calls that may wait for a run to finish when --max-runs are going; beyond, a call is refused at once (server busy; over HTTP 503 with Retry-After)")
 	fs.DurationVar(&f.queueWait, "max-queue-wait", mcpMaxQueueWait, "how long a call may wait in the queue before it is refused (server busy)")
+	fs.IntVar(&f.maxConns, "max-connections", mcp.DefaultMaxConnections, "with --http, connections served at once; one beyond gets 503 and is closed")
 }
 
 // options returns the mcp.ServerOptions fields of the flags.
@@ -105,6 +106,9 @@ func (f *runFlags) options(o *mcp.ServerOptions) error {
 	if f.maxRuns < 1 || f.maxQueued < 0 || f.queueWait <= 0 {
 		return fmt.Errorf("--max-runs must be at least 1, --max-queued-runs at least 0 and --max-queue-wait positive; got %d, %d and %v",
 			f.maxRuns, f.maxQueued, f.queueWait)
+	}
+	if f.maxConns < 1 {
+		return fmt.Errorf("--max-connections must be at least 1, got %d", f.maxConns)
 	}
 	o.MaxRuns, o.MaxQueuedRuns, o.MaxQueueWait = f.maxRuns, f.maxQueued, f.queueWait
 	if f.maxQueued == 0 {
@@ -192,7 +196,7 @@ func runMCP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "coderun mcp: %v\n", herr)
 			return 2
 		}
-		err = serveHTTP(ctx, o.httpAddr, h, o.http.shutdownGrace, stderr)
+		err = serveHTTP(ctx, o.httpAddr, h, &mcp.ConnOptions{MaxConnections: o.runs.maxConns}, o.http.shutdownGrace, stderr)
 	} else {
 		err = srv.Serve(ctx, srv.StdioTransport(stdin, stdout))
 	}
@@ -203,18 +207,19 @@ func runMCP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// serveHTTP serves h on addr until ctx is done, then drains: it stops
+// serveHTTP serves h on addr, with the connection bounds of conns, until
+// ctx is done, then drains: it stops
 // accepting connections, lets the requests in flight finish for grace,
 // cancels the runs still going, and closes what is left.
-func serveHTTP(ctx context.Context, addr string, h *mcp.HTTPHandler, grace time.Duration, stderr io.Writer) error {
+func serveHTTP(ctx context.Context, addr string, h *mcp.HTTPHandler, conns *mcp.ConnOptions, grace time.Duration, stderr io.Writer) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(stderr, "coderun mcp: serving MCP over streamable HTTP at http://%s/\n", ln.Addr())
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	srv, limited := h.HTTPServer(ln, conns)
 	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ln) }()
+	go func() { done <- srv.Serve(limited) }()
 	select {
 	case err := <-done:
 		return err

@@ -286,6 +286,7 @@ func TestMCPMisuse(t *testing.T) {
 		{name: "all interfaces without a token", args: []string{"mcp", "--http", ":0"}, want: "coderun mcp: --http :0 listens beyond loopback"},
 		{name: "no runs", args: []string{"mcp", "--max-runs", "0"}, want: "coderun mcp: --max-runs must be at least 1, --max-queued-runs at least 0 and --max-queue-wait positive; got 0,"},
 		{name: "negative queue", args: []string{"mcp", "--max-queued-runs", "-1"}, want: "--max-queued-runs at least 0"},
+		{name: "no connections", args: []string{"mcp", "--max-connections", "0"}, want: "coderun mcp: --max-connections must be at least 1, got 0"},
 		{name: "bad allowed origin", args: []string{"mcp", "--http", "localhost:0", "--allowed-origin", "example.com"}, want: `coderun mcp: origin "example.com" is not of the form scheme://host[:port]`},
 		{name: "run: name not an identifier", args: []string{"run", "--upstream", "my-files=true", "-"},
 			want: `coderun: --upstream my-files=true: upstream "my-files": coderun: invalid binding declaration`},
@@ -315,6 +316,7 @@ func TestMCPDefaultsBeatClientTimeout(t *testing.T) {
 	require.Equal(t, 60*time.Second, clientTimeout)
 	require.Equal(t, mcp.DefaultMaxRuns(), o.runs.maxRuns)
 	require.Equal(t, 4*mcp.DefaultMaxRuns(), o.runs.maxQueued)
+	require.Equal(t, mcp.DefaultMaxConnections, o.runs.maxConns)
 
 	o = mcpOptions{cfg: mcpConfig()}
 	c = newMCPCommand(&o)
