@@ -149,22 +149,21 @@ func TestBigArgumentsArrive(t *testing.T) {
 	}
 }
 
-// A 100 MB argument is read, copied and checked in pieces; a cancel is seen
-// at the next piece: none is processed after it.
+// A 20 MB argument is read, copied and checked in pieces (over 200 of
+// them); a cancel is seen at the next piece: none is processed after it.
+// How long that takes is a matter of the piece's size (see textPiece), not
+// of the argument's; measured, it goes in docs, not here.
 func TestBigArgumentCancelIsSeenAtOnce(t *testing.T) {
-	if testing.Short() {
-		t.Skip("reads a 100 MB argument")
-	}
 	e := engineWith(t, func(l *budget.Limits) { l.MemoryBytes = 1 << 30; l.MaxArgumentBytes = 256 << 20 })
 	bindings := []Binding{{Global: "api", Functions: map[string]Func{
 		"size": func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
 			return []byte(fmt.Sprint(len(args))), nil
 		},
 	}}}
-	const program = `const s = "x".repeat(1e8); return await api.size(s)`
+	const program = `const s = "x".repeat(2e7); return await api.size(s)`
 
-	// Deterministic: the cancel comes from the piece hook.
-	for _, at := range []int{1, 100, 500, 1000} {
+	// The cancel comes from the piece hook, on the run's goroutine.
+	for _, at := range []int{1, 100, 200} {
 		ctx, cancel := context.WithCancel(context.Background())
 		var after, total int
 		e.hooks.piece = func(r *run) {
@@ -183,30 +182,26 @@ func TestBigArgumentCancelIsSeenAtOnce(t *testing.T) {
 		require.LessOrEqual(t, after, 1)
 	}
 
-	// Latency, from a cancel made on another goroutine: best of three,
-	// bounded generously (the contract asks for 10 ms; measured well under
-	// 1 ms, but this machine runs -race next to other tests).
-	best := time.Hour
-	for range 3 {
-		ctx, cancel := context.WithCancel(context.Background())
-		mid := make(chan struct{}, 1)
-		e.hooks.piece = func(r *run) {
-			if r.pieces == 200 {
-				mid <- struct{}{}
-			}
+	// The cancel is made on another goroutine while the run waits at piece
+	// 100: the run sees it through its ctx at the next piece.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	mid, cancelled := make(chan struct{}), make(chan struct{})
+	var after int
+	e.hooks.piece = func(r *run) {
+		if r.pieces == 100 {
+			close(mid)
+			<-cancelled
+		} else if r.pieces > 100 {
+			after++
 		}
-		e.hooks.ended = nil
-		var cancelled time.Time
-		go func() { <-mid; cancelled = time.Now(); cancel() }()
-		o, err := e.run(ctx, program, bindings)
-		took := time.Since(cancelled)
-		cancel()
-		require.NoError(t, err)
-		require.Equal(t, KindAbort, o.Kind)
-		best = min(best, took)
 	}
-	t.Logf("cancel seen and the run returned in %v (best of 3)", best)
-	require.Less(t, best, 25*time.Millisecond)
+	e.hooks.ended = nil
+	go func() { <-mid; cancel(); close(cancelled) }()
+	o, err := e.run(ctx, program, bindings)
+	require.NoError(t, err)
+	require.Equal(t, KindAbort, o.Kind)
+	require.LessOrEqual(t, after, 1, "pieces processed after a cancel made on another goroutine")
 }
 
 // The program's big value is copied in pieces, and a cancel during the
