@@ -82,17 +82,18 @@ func (m *Meter) FuelUsed(left int64) uint64 {
 	return m.used + uint64(spent)
 }
 
-// Refund takes back n units of the fuel spent so far (n at most what
-// FuelUsed reports, given the same left), so that work the run is not
-// charged for (loading its program, which costs less when its bytecode is
-// cached) leaves the fuel it spent the same however that work went.
-func (m *Meter) Refund(n uint64, left int64) {
-	from := min(n, m.used)
-	m.used -= from
-	m.given -= int64(n - from) // the rest was spent from the current slice
-	if m.given < left {
-		m.given = left
+// Spend adds n units spent outside the guest's fuel global: a run that
+// reuses the bytecode an earlier run compiled is charged the fuel that
+// compiling it spent, so that every run of a program spends the same fuel and
+// reports what it was charged. It returns tripFuel when the run has now spent
+// more than the budget, as a guest that spent it would have tripped at its
+// next yield; left is the guest's fuel global now.
+func (m *Meter) Spend(n uint64, left int64) Trip {
+	m.used += n
+	if m.FuelUsed(left) > m.limits.Fuel {
+		return tripFuel
 	}
+	return None
 }
 
 // Refill is called when the guest's fuel global went negative (left < 0) or

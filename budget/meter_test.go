@@ -75,24 +75,25 @@ func TestSlicesDoNotChangeFuel(t *testing.T) {
 	}
 }
 
-// A refund takes back exactly what it names, whether the fuel was spent
-// before the last refill, from the current slice, or both.
-func TestRefund(t *testing.T) {
+// Spend adds to the fuel spent, whether fuel was spent before the last refill or from the
+// current slice, and trips only past the budget, as the guest's own spending does.
+func TestSpend(t *testing.T) {
 	now := time.Unix(0, 0)
 	for _, tt := range []struct {
 		name        string
 		spentBefore int64 // spent, then a refill
 		spentSlice  int64 // spent from the slice handed out
-		refund      uint64
-		wantUsed    uint64
+		spend       uint64
+		trip        Trip
 	}{
-		{"from the slice", 0, 100, 60, 40},
-		{"from earlier slices", 5000, 10, 3000, 2010},
-		{"across the refill", 5000, 100, 5050, 50},
-		{"everything", 5000, 100, 5100, 0},
+		{"nothing spent", 0, 0, 100, None},
+		{"from the slice", 0, 100, 60, None},
+		{"after a refill", 5000, 10, 3000, None},
+		{"up to the budget", 5000, 10, 10000 - 5010, None},
+		{"past the budget", 5000, 10, 10000 - 5009, tripFuel},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			m := NewMeter(Limits{Fuel: 1 << 40, ComputeTime: 1 << 62, WallTime: 1 << 62}, now)
+			m := NewMeter(Limits{Fuel: 10000, ComputeTime: 1 << 62, WallTime: 1 << 62}, now)
 			left := int64(0)
 			if tt.spentBefore > 0 {
 				next, trip := m.Refill(-tt.spentBefore, now)
@@ -103,16 +104,15 @@ func TestRefund(t *testing.T) {
 			}
 			left -= tt.spentSlice
 			before := m.FuelUsed(left)
-			if want := uint64(tt.spentBefore + tt.spentSlice); before != want {
-				t.Fatalf("spent %d before the refund, want %d", before, want)
+			if trip := m.Spend(tt.spend, left); trip != tt.trip {
+				t.Fatalf("Spend(%d) after %d tripped %v, want %v", tt.spend, before, trip, tt.trip)
 			}
-			m.Refund(tt.refund, left)
-			if got := m.FuelUsed(left); got != tt.wantUsed {
-				t.Fatalf("spent %d after refunding %d, want %d", got, tt.refund, tt.wantUsed)
+			if got := m.FuelUsed(left); got != before+tt.spend {
+				t.Fatalf("spent %d after spending %d more than %d", got, tt.spend, before)
 			}
 			left -= 7
-			if got := m.FuelUsed(left); got != tt.wantUsed+7 {
-				t.Fatalf("spent %d after 7 more, want %d", got, tt.wantUsed+7)
+			if got := m.FuelUsed(left); got != before+tt.spend+7 {
+				t.Fatalf("spent %d after 7 more, want %d", got, before+tt.spend+7)
 			}
 		})
 	}

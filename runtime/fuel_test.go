@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	goruntime "runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -84,4 +85,24 @@ func TestFuelBudgetIsExact(t *testing.T) {
 		}
 		require.NoError(t, e2.Close(context.Background()))
 	}
+}
+
+// The fuel that compiling a program spends is reported in its run's fuel, on the first run (which
+// compiles it) and on every later one (which reuses the bytecode and is charged what the
+// compilation spent): a 200,000-digit BigInt literal costs the engine millions of units to read,
+// and the program's runs report them, where they used to report about 20,000.
+func TestCompileFuelIsReported(t *testing.T) {
+	e := testEngine(t)
+	digits := strings.Repeat("7", 200_000)
+	fuelOf := func(program string) uint64 {
+		o := mustRun(t, e, program)
+		require.Equal(t, "1", string(o.Value), o.Message)
+		return o.FuelUsed
+	}
+	small := fuelOf("const x = 7n\nreturn 1")
+	big := fuelOf("const x = " + digits + "n\nreturn 1")
+	again := fuelOf("const x = " + digits + "n\nreturn 1")
+	t.Logf("fuel: %d with a short literal, %d with 200,000 digits", small, big)
+	require.Equal(t, big, again, "a run that reuses the bytecode is charged the compilation's fuel")
+	require.Greater(t, big-small, uint64(len(digits)), "at least a unit per digit")
 }

@@ -345,62 +345,71 @@ func (r *run) workerError(err error) string {
 
 // evalProgram evaluates the program's script, which yields its function,
 // from its bytecode. The first run of a program (for these parameters)
-// compiles the script and keeps the bytecode for later runs; it then
-// evaluates it in a fresh instance, and the fuel compiling spent is
-// refunded, so that every run of a program starts from the same state and
-// spends the same fuel.
+// compiles the script and keeps the bytecode, with the fuel compiling spent,
+// for later runs; it then evaluates it in a fresh instance. A later run is
+// charged the fuel the compilation spent before it evaluates the bytecode,
+// so that every run of a program spends the same fuel and reports all of it.
 func (r *run) evalProgram(params []string) (quickjs.Value, error) {
 	key := strings.Join(params, ",")
 	bc, ok := r.program.Compiled(key)
-	if !ok {
-		compiler, compilerMem := r.in, r.gmem
-		fuel := compiler.Fuel()
-		var before uint64
-		if fuel != nil {
-			before = r.meter.FuelUsed(int64(fuel.Get()))
-		}
-		var err error
-		script := r.program.Script(params)
-		if r.e.hooks.script != nil {
-			script = r.e.hooks.script(script)
-		}
-		bc, ok, err = compiler.Compile(script, programFile, quickjs.EvalGlobal)
-		if err == nil && !ok && r.program.ClosesItsFunction() {
-			// The engine's syntax error is a consequence: say what the program did.
-			r.end(KindException, r.program.Escaped().Error())
-			return quickjs.Exception, nil
-		}
-		if err != nil || !ok {
-			return quickjs.Exception, err
-		}
-		// The script must make the program's function and nothing else: checked on the bytecode
-		// that would run, before any of it does (see transpile.Program.Escaped).
-		if err := quickjs.CheckOneFunction(bc, len(params)); errors.Is(err, quickjs.ErrNotOneFunction) {
-			r.end(KindException, r.program.Escaped().Error())
-			return quickjs.Exception, nil
-		} else if err != nil {
-			r.end(KindWorkerExit, "worker error: "+err.Error())
-			return quickjs.Exception, nil
-		}
-		r.program.SetCompiled(key, bc)
+	if ok {
 		var left int64
-		if fuel != nil {
+		if fuel := r.in.Fuel(); fuel != nil {
 			left = int64(fuel.Get())
 		}
-		// The compiler goes before its successor comes: the run's memory
-		// account never holds two instances.
-		_ = compiler.Close(context.Background())
-		compilerMem.release()
-		r.in, r.gmem = nil, nil
-		if err := r.attach(); err != nil {
-			return 0, err
+		if trip := r.meter.Spend(bc.Fuel, left); trip != budget.None {
+			r.end(KindTimeout, r.meter.Message(trip))
+			return quickjs.Exception, nil
 		}
-		if fuel != nil {
-			r.meter.Refund(r.meter.FuelUsed(left)-before, left)
-			r.in.Fuel().Set(uint64(left))
-		}
+		return r.in.EvalBytecode(bc.Code, quickjs.EvalGlobal)
 	}
-	return r.in.EvalBytecode(bc, quickjs.EvalGlobal)
+	compiler, compilerMem := r.in, r.gmem
+	fuel := compiler.Fuel()
+	var before uint64
+	if fuel != nil {
+		before = r.meter.FuelUsed(int64(fuel.Get()))
+	}
+	script := r.program.Script(params)
+	if r.e.hooks.script != nil {
+		script = r.e.hooks.script(script)
+	}
+	code, ok, err := compiler.Compile(script, programFile, quickjs.EvalGlobal)
+	if err == nil && !ok && r.program.ClosesItsFunction() {
+		// The engine's syntax error is a consequence: say what the program did.
+		r.end(KindException, r.program.Escaped().Error())
+		return quickjs.Exception, nil
+	}
+	if err != nil || !ok {
+		return quickjs.Exception, err
+	}
+	// The script must make the program's function and nothing else: checked on the bytecode
+	// that would run, before any of it does (see transpile.Program.Escaped).
+	if err := quickjs.CheckOneFunction(code, len(params)); errors.Is(err, quickjs.ErrNotOneFunction) {
+		r.end(KindException, r.program.Escaped().Error())
+		return quickjs.Exception, nil
+	} else if err != nil {
+		r.end(KindWorkerExit, "worker error: "+err.Error())
+		return quickjs.Exception, nil
+	}
+	var left int64
+	if fuel != nil {
+		left = int64(fuel.Get())
+		bc.Fuel = r.meter.FuelUsed(left) - before
+	}
+	bc.Code = code
+	r.program.SetCompiled(key, bc)
+	// The compiler goes before its successor comes: the run's memory
+	// account never holds two instances.
+	_ = compiler.Close(context.Background())
+	compilerMem.release()
+	r.in, r.gmem = nil, nil
+	if err := r.attach(); err != nil {
+		return 0, err
+	}
+	if fuel != nil {
+		r.in.Fuel().Set(uint64(left)) // the successor goes on with the compiler's slice
+	}
+	return r.in.EvalBytecode(bc.Code, quickjs.EvalGlobal)
 }
 
 // randomSeed returns a fresh non-zero state for Math.random.

@@ -146,7 +146,7 @@ func TestCacheCountsBytecode(t *testing.T) {
 	p, err := c.Compile(t.Context(), "return 1", Options{})
 	require.NoError(t, err)
 	before := c.Bytes()
-	require.True(t, p.SetCompiled("tools", make([]byte, 60<<10)))
+	require.True(t, p.SetCompiled("tools", Bytecode{Code: make([]byte, 60<<10)}))
 	require.Equal(t, before+compiledCost("tools", make([]byte, 60<<10)), c.Bytes())
 
 	// Bytecode that no longer fits evicts the least recently used programs, here the program
@@ -155,10 +155,10 @@ func TestCacheCountsBytecode(t *testing.T) {
 	p, err = small.Compile(t.Context(), "return 1", Options{})
 	require.NoError(t, err)
 	require.Equal(t, 1, small.Len())
-	require.True(t, p.SetCompiled("tools", make([]byte, 60<<10)))
+	require.True(t, p.SetCompiled("tools", Bytecode{Code: make([]byte, 60<<10)}))
 	require.Equal(t, 0, small.Len())
 	require.Equal(t, int64(0), small.Bytes())
-	require.True(t, p.SetCompiled("more", make([]byte, 60<<10)), "an evicted program still works")
+	require.True(t, p.SetCompiled("more", Bytecode{Code: make([]byte, 60<<10)}), "an evicted program still works")
 	require.Equal(t, int64(0), small.Bytes())
 }
 
@@ -172,7 +172,7 @@ func TestCacheBoundedWithLargeBytecode(t *testing.T) {
 		p, err := c.Compile(t.Context(), fmt.Sprintf("return %d", i), Options{})
 		require.NoError(t, err)
 		for _, key := range []string{"", "tools"} {
-			require.True(t, p.SetCompiled(key, make([]byte, maxCompiledBytes)))
+			require.True(t, p.SetCompiled(key, Bytecode{Code: make([]byte, maxCompiledBytes)}))
 			require.LessOrEqual(t, c.Bytes(), int64(budget))
 		}
 	}

@@ -23,14 +23,22 @@ const (
 // compiledScripts maps a parameter list to the bytecode of Wrap's result.
 type compiledScripts struct {
 	mu sync.Mutex
-	m  map[string][]byte
+	m  map[string]Bytecode
+}
+
+// Bytecode is the engine's compilation of a program's script.
+type Bytecode struct {
+	// Code is the engine's bytecode.
+	Code []byte
+	// Fuel is what compiling it spent, which every run that evaluates it is charged.
+	Fuel uint64
 }
 
 // Compiled returns the bytecode SetCompiled stored under key, which
 // identifies the parameter list given to Wrap. An engine compiles a
 // program's script once and evaluates its bytecode in every later run.
 // The bytes are shared: callers must not modify them.
-func (p *Program) Compiled(key string) ([]byte, bool) {
+func (p *Program) Compiled(key string) (Bytecode, bool) {
 	p.compiled.mu.Lock()
 	defer p.compiled.mu.Unlock()
 	b, ok := p.compiled.m[key]
@@ -38,24 +46,24 @@ func (p *Program) Compiled(key string) ([]byte, bool) {
 }
 
 // SetCompiled stores bytecode b for key (see Compiled) and reports whether
-// it did: it does not when b is larger than 4 MiB or the program already
-// holds bytecode for 4 other keys. b must not be modified afterwards.
-func (p *Program) SetCompiled(key string, b []byte) bool {
+// it did: it does not when b.Code is larger than 4 MiB or the program already
+// holds bytecode for 4 other keys. b.Code must not be modified afterwards.
+func (p *Program) SetCompiled(key string, b Bytecode) bool {
 	p.compiled.mu.Lock()
 	defer p.compiled.mu.Unlock()
 	if _, ok := p.compiled.m[key]; ok {
 		return true
 	}
-	if len(b) > maxCompiledBytes || len(p.compiled.m) >= maxCompiled {
+	if len(b.Code) > maxCompiledBytes || len(p.compiled.m) >= maxCompiled {
 		return false
 	}
 	if p.compiled.m == nil {
-		p.compiled.m = make(map[string][]byte)
+		p.compiled.m = make(map[string]Bytecode)
 	}
 	p.compiled.m[key] = b
 	if o := p.owner.Load(); o != nil {
 		// The cache's lock is taken after the program's, never the other way around.
-		o.cache.grow(o.key, p, compiledCost(key, b))
+		o.cache.grow(o.key, p, compiledCost(key, b.Code))
 	}
 	return true
 }
@@ -82,7 +90,7 @@ func (p *Program) cost() int64 {
 	p.compiled.mu.Lock()
 	defer p.compiled.mu.Unlock()
 	for k, b := range p.compiled.m {
-		n += compiledCost(k, b)
+		n += compiledCost(k, b.Code)
 	}
 	return n
 }
