@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
@@ -319,15 +318,7 @@ func TestLedgerAddLogReadsOnlyTheBudget(t *testing.T) {
 	require.Equal(t, fitPrefix, fit)
 	require.Equal(t, strings.Repeat("a", int(l.LogLimit())-4), got)
 	require.Equal(t, int64(64-32), l.LogLimit(), `"outer output exceeded 64 bytes" needs 32`)
-
-	// Scanning 100 MB takes milliseconds; the budget-bounded scan takes
-	// well under a microsecond. 100 calls in 50 ms leaves room for -race
-	// and slow machines while still failing if the whole entry is scanned.
-	start := time.Now()
-	for range 100 {
-		NewLedger(limit).AddLog(big)
-	}
-	require.Less(t, time.Since(start), 50*time.Millisecond)
+	// That it reads nothing past the budget is TestLedgerAddLogReadsOnlyTheBudgetPage's.
 }
 
 func TestLedgerDoesNotRetainInput(t *testing.T) {
