@@ -106,9 +106,11 @@ func TestAnnotationsListed(t *testing.T) {
 }
 
 // Every node of run_code's input and output schemas carries a validation
-// keyword, as the MCP Inspector's --strict portability check wants: a node
-// with only a description accepts anything by accident, and some clients
-// reject it.
+// keyword and no type list, as the MCP Inspector's --strict portability
+// check wants (checked by hand with @modelcontextprotocol/inspector 2.12.0
+// --cli --method tools/list --strict: 0 errors, 0 warnings): a node with
+// only a description accepts anything by accident, and some clients map
+// schemas onto a dialect with a single type.
 func TestSchemasHaveValidationKeywords(t *testing.T) {
 	for name, raw := range map[string]json.RawMessage{"input": runCodeInputSchema, "output": OutputSchema} {
 		var root any
@@ -138,6 +140,8 @@ func checkSchemaNode(t *testing.T, path string, schema any) int {
 		}
 	}
 	require.True(t, found, "%s carries no validation keyword: %v", path, m)
+	_, isList := m["type"].([]any)
+	require.False(t, isList, "%s: a type list is less portable than anyOf (the Inspector warns)", path)
 	n := 1
 	for _, k := range []string{"properties", "$defs", "patternProperties"} {
 		if sub, ok := m[k].(map[string]any); ok {

@@ -76,7 +76,7 @@ var OutputSchema = json.RawMessage(`{
       "description": "What the program printed with console.log and the like, one entry per call."
     },
     "value": {
-      "type": ["object", "array", "string", "number", "boolean", "null"],
+      "anyOf": [{"type": "object"}, {"type": "array"}, {"type": "string"}, {"type": "number"}, {"type": "boolean"}, {"type": "null"}],
       "description": "The program's return value, as JSON; absent when it returned nothing."
     }
   },
