@@ -16,6 +16,15 @@ import (
 // (which read its bytecode), on instances made by the run (whose native
 // stack is warmed shallow, or deep for a run with bindings) and on
 // prewarmed ones (warmed deep), whatever MemoryBytes sets the depth to.
+//
+// The whole matrix (every shape, both budgets, every kind of instance, both
+// runs) is the long run's (CODERUN_LONG=1): each 256 MiB recursion takes most
+// of a second, and many under -race, where one goroutine recursing finds no
+// race. The default run has every shape on a fresh instance at both budgets,
+// and samples the other instances and the second run with the shapes that
+// reach the native stack differently (plain, async, a C builtin's callback,
+// the JSON parser's and the compiler's own recursion); under -race only the
+// small budget.
 func TestDeepRecursionRaisesRangeError(t *testing.T) {
 	shapes := []struct{ name, body string }{
 		{"direct", `function f(){ d++; return f() } return f()`},
@@ -44,7 +53,12 @@ func TestDeepRecursionRaisesRangeError(t *testing.T) {
 		{"JSON.parse nesting", `for (;;) { d += 2000; JSON.parse("[".repeat(d) + "]".repeat(d)) }`},
 		{"eval nesting", `for (;;) { d += 2000; eval("(".repeat(d) + "1" + ")".repeat(d)) }`},
 	}
-	for _, memoryBytes := range []int64{32 << 20, 256 << 20} {
+	sampled := map[string]bool{"direct": true, "async": true, "sort comparator": true, "JSON.parse nesting": true, "eval nesting": true}
+	memories := []int64{32 << 20, 256 << 20}
+	if raceEnabled && !longRun() {
+		memories = memories[:1]
+	}
+	for _, memoryBytes := range memories {
 		limits := budget.Limits{
 			Fuel: 1 << 40, ComputeTime: time.Minute, WallTime: time.Minute,
 			MemoryBytes: memoryBytes, MaxOutputBytes: 1 << 20, MaxConcurrentCalls: 4,
@@ -61,9 +75,17 @@ func TestDeepRecursionRaisesRangeError(t *testing.T) {
 			e, err := New(context.Background(), Options{Limits: limits, CacheDir: testCacheDir(t), Prewarm: prewarm})
 			require.NoError(t, err)
 			t.Cleanup(func() { require.NoError(t, e.Close(context.Background())) })
+			fresh := prewarm == 0 && c.bindings == nil
 			for _, s := range shapes {
+				if !longRun() && !fresh && !sampled[s.name] {
+					continue
+				}
+				runs := 2
+				if !longRun() && !sampled[s.name] {
+					runs = 1
+				}
 				program := "let d = 0\ntry {\n" + s.body + "\n} catch (e) { return [d, String(e)] }"
-				for run := range 2 {
+				for run := range runs {
 					o, err := e.run(context.Background(), program, c.bindings)
 					require.NoError(t, err)
 					require.Empty(t, o.Kind, "%s, %d MiB, prewarm %d, bindings %d, run %d: %s", s.name, memoryBytes>>20, prewarm, len(c.bindings), run, o.Message)
