@@ -17,19 +17,25 @@
 // start of the next run.
 //
 // A [Server] is an MCP server with one tool, run_code, whose input is
-// {code: string}, annotated as its upstreams' tools are (see [Annotations]). Its description holds the TypeScript declarations of every
-// upstream tool, rendered from the tools' JSON Schemas and descriptions by
-// [coderun.Declarations] (see [Docs]), so a model can write correct calls the first time, and examples that call only
-// read-only tools. Each call runs the code in a fresh coderun instance of one
-// shared [coderun.Runtime]; its result is the logs and the value as separate
-// text items and as structured content {logs, value} (see [FormatResult]),
-// and, when the client asks, progress notifications (one step per completed
-// upstream call, upstream progress notification or log entry).
+// {code: string}, annotated as its upstreams' tools are (see
+// [Annotations]). Its description holds the TypeScript declarations of
+// every upstream tool, rendered from the tools' JSON Schemas and
+// descriptions by [coderun.Declarations] (see [Docs]), so a model can write
+// correct calls the first time, and examples that call only read-only
+// tools. Each call runs the code in a fresh coderun instance of one shared
+// [coderun.Runtime], at most ServerOptions.MaxRuns at once across all
+// clients, with a bounded queue (see [ErrServerBusy]); its result is the
+// logs and the value as separate text items and as structured content
+// {logs, value} (see [FormatResult]), and, when the client asks, progress
+// notifications (one per completed upstream call, upstream progress
+// notification or log entry).
 //
 // A Server is served over a process's stdio with [StdioTransport], which
 // answers and drops the lines go-sdk could not decode, or over streamable
 // HTTP with [Server.HTTPHandler], which checks Origin and an optional bearer
 // token, cancels the runs of deleted and idle sessions, bounds bodies by
 // [RequestLimit], may run without sessions (stateless, for replicas behind a
-// load balancer), and drains on [HTTPHandler.Shutdown].
+// load balancer), answers 503 to a tools/call when the runs and their
+// queue are full, and drains on [HTTPHandler.Shutdown];
+// [HTTPHandler.HTTPServer] bounds its connections (see [ConnOptions]).
 package mcp

@@ -49,7 +49,9 @@ type HTTPOptions struct {
 // HTTPHandler serves a Server over MCP's streamable HTTP transport, at any
 // path but /healthz and /readyz, with the checks of HTTPOptions. A DELETE
 // of a session cancels its runs at once, so that the session closes
-// promptly. See Shutdown for draining.
+// promptly. A tools/call that arrives while the Server's runs and queue are
+// full gets 503 with Retry-After. See Shutdown for draining, and
+// HTTPServer for the bounds on connections.
 type HTTPHandler struct {
 	s       *Server
 	opts    HTTPOptions

@@ -200,7 +200,6 @@ func TestHTTPDeleteCancelsRuns(t *testing.T) {
 	// The session's Close waits for its handlers: the run has ended when
 	// DELETE answers. (It would otherwise take the run's 50 s.)
 	require.Equal(t, 0, s.runs.count(), "runs still going after DELETE")
-	require.Less(t, took, 5*time.Second, "DELETE took %v", took)
 	t.Logf("DELETE answered in %v", took)
 	select {
 	case <-called:
