@@ -143,15 +143,17 @@ type Result struct {
 // Usage is what one run cost, guest and host, measured against the
 // budgets of Config; hosts bill and rate-limit on it.
 type Usage struct {
-	// Fuel is the fuel the program spent (see Config.Fuel). It depends only
-	// on the program and the binding results it saw.
+	// Fuel is the fuel the program spent (see Config.Fuel), the fuel
+	// compiling it spent included, on every run of it. It depends only on
+	// the program and the binding results it saw.
 	Fuel uint64
 	// ComputeTime is the guest's busy time (see Config.ComputeTime).
 	ComputeTime time.Duration
 	// WallTime is the run's wall time, from the start of Run to its outcome.
 	WallTime time.Duration
 	// PeakMemoryBytes is the most memory the run held at once: the guest's
-	// linear memory plus the host's share that MemoryBytes bounds.
+	// linear memory plus the host's share that MemoryBytes bounds (logs,
+	// copies of values and arguments, and compiling the program).
 	PeakMemoryBytes int64
 	// Calls is the number of binding calls the program made.
 	Calls int
