@@ -366,8 +366,13 @@ func newRuntime(t *testing.T, overrides map[string]any) *coderun.Runtime {
 }
 
 // newRuntimeConfig returns a Runtime with cfg, closed when t ends.
+// Unless cfg sets a CacheDir, the runtime shares testCacheDir's compiled
+// engine with the package's other runtimes.
 func newRuntimeConfig(t *testing.T, cfg coderun.Config) *coderun.Runtime {
 	t.Helper()
+	if cfg.CacheDir == "" {
+		cfg.CacheDir = testCacheDir(t)
+	}
 	rt, err := coderun.New(cfg)
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, rt.Close(context.Background())) })
@@ -524,4 +529,16 @@ func TestParseConformance(t *testing.T) {
 			require.ErrorContains(t, err, tc.wantErr)
 		})
 	}
+}
+
+// testCacheDir is where this package's runtimes cache wazero's compiled
+// engine (the CLI's cache, as the runtime package's tests use): each New then
+// loads the engine instead of compiling it again, which takes seconds under
+// -race. Behaviour does not depend on it; cachedir_test.go tests the cache.
+func testCacheDir(t testing.TB) string {
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		return t.TempDir()
+	}
+	return filepath.Join(dir, "coderun")
 }

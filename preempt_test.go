@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	goruntime "runtime"
 	"slices"
 	"sync/atomic"
@@ -55,7 +56,11 @@ func TestRunawayDoesNotStallTheHost(t *testing.T) {
 // the times runtime.GC took) or the failure.
 func stallChild(name string) {
 	fail := func(err error) { fmt.Println("CHILD FAIL:", err); os.Exit(0) }
-	rt, err := coderun.New(coderun.DefaultConfig())
+	cfg := coderun.DefaultConfig()
+	if dir, err := os.UserCacheDir(); err == nil {
+		cfg.CacheDir = filepath.Join(dir, "coderun") // testCacheDir's: the children load the engine, not compile it
+	}
+	rt, err := coderun.New(cfg)
 	if err != nil {
 		fail(err)
 	}
