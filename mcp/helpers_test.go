@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -26,6 +28,9 @@ func newRuntime(t *testing.T, mutate func(*coderun.Config)) *coderun.Runtime {
 	cfg := coderun.DefaultConfig()
 	cfg.ComputeTime = 2 * time.Second
 	cfg.WallTime = time.Minute
+	if dir, err := os.UserCacheDir(); err == nil {
+		cfg.CacheDir = filepath.Join(dir, "coderun") // load the compiled engine, not compile it (seconds under -race)
+	}
 	if mutate != nil {
 		mutate(&cfg)
 	}
