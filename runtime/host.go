@@ -601,19 +601,27 @@ const (
 const haltSlice = 1024
 
 // halt stops the guest of a run whose outcome is decided; left is the
-// balance the guest yielded with. When the yield is the interrupt handler's
-// (budget.PollYield) and the guest is running JavaScript, it asks the guest
-// to unwind itself (quickjs.Instance.Interrupt): the handler returns
-// non-zero, QuickJS throws its uncatchable "interrupted" error, which skips
-// every catch and finally block, and the call into the instance returns
-// normally. That spares the way out by a panic through wazero, which
-// recovers it and builds a wasm stack trace of every frame. Otherwise, or
-// when the guest yields again (it did not unwind within haltSlice: C code
-// that polls no interrupts, or code QuickJS let run on after the throw), it
-// panics with errEnded, as before.
+// balance the guest yielded with. When the guest is running JavaScript, it
+// asks the guest to unwind itself (quickjs.Instance.Interrupt): at its next
+// interrupt poll the handler returns non-zero, QuickJS throws its
+// uncatchable "interrupted" error, which skips every catch and finally
+// block, and the call into the instance returns normally. That spares the
+// way out by a panic through wazero, which recovers it and builds a wasm
+// stack trace of every frame. When the yield is not the poll's own
+// (budget.PollYield) but a C loop's (the interpreter's own loops are
+// charged too, one per call of a recursion), the guest's interrupt counter
+// is zeroed as a cancel's nudge does, so that it polls at its next call,
+// and the slice it gets also covers that poll's charge.
+// When the guest yields again (it did not unwind within haltSlice: C code
+// that polls no interrupts, or code QuickJS let run on after the throw), or
+// cannot be asked, it panics with errEnded, as before.
 func (r *run) halt(in *quickjs.Instance, left int64) int64 {
-	if r.halted == haltNone && !r.e.hooks.noInterrupt && budget.PollYield(left) && in.Interrupt() {
+	if r.halted == haltNone && !r.e.hooks.noInterrupt && in.Interrupt() {
 		r.halted = haltAsked
+		if !budget.PollYield(left) && r.e.interruptCounter != 0 {
+			in.StoreContextU32(r.e.interruptCounter, 0)
+			return haltSlice + budget.InterruptCost // the poll's own charge comes out of it
+		}
 		return haltSlice
 	}
 	r.force()

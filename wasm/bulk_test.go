@@ -98,6 +98,6 @@ func TestBulkMemoryYields(t *testing.T) {
 	v := instantiate(context.Background(), t, rt, cm, m)
 	_, err := v.mod.ExportedFunction("copy").Call(v.ctx, 0, 4<<20, 4<<20)
 	require.NoError(t, err)
-	require.Equal(t, 4, m.refills)
+	require.Equal(t, 4<<20/bulkMemoryChunk, m.refills)
 	require.Equal(t, int64(4<<20>>bulkMemoryShift), v.fuelUsed())
 }

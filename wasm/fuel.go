@@ -23,7 +23,7 @@ const (
 // pass shifts them.
 const (
 	// quickJSCallInternal is JS_CallInternal, the bytecode interpreter. Its
-	// dispatch loop runs once per JS opcode, so Fuel leaves its loops
+	// dispatch loop runs once per JS opcode, so Fuel leaves that loop
 	// uninstrumented by default and charges JS through the interrupt
 	// handler instead.
 	quickJSCallInternal uint32 = 266
@@ -47,13 +47,18 @@ const noInterruptHandler = ^uint32(0)
 const defaultInterruptCost = 10000
 
 // bulkMemoryShift sets the length charge of memory.copy and memory.fill:
-// each one costs len >> bulkMemoryShift units (one unit per 4 KiB).
-const bulkMemoryShift = 12
+// each one costs len >> bulkMemoryShift units (one unit per 256 bytes, so
+// that a copy's fuel per millisecond is of the order of a JavaScript
+// loop's; docs/builtins.md has the figures).
+const bulkMemoryShift = 8
 
 // bulkMemoryChunk is the largest memory.copy or memory.fill that runs as one
 // instruction after Fuel; longer ones are split into chunks of this size
-// with a charge (a possible yield) before each.
-const bulkMemoryChunk = 1 << 20
+// with a charge (a possible yield) before each. A chunk writing pages the
+// host has not made resident takes a page fault each, 20–40 µs on a virtual
+// machine: 64 KiB (16 pages) keeps one under a millisecond, where 1 MiB
+// chunks left 10–28 ms stretches without a fuel check.
+const bulkMemoryChunk = 64 << 10
 
 // FuelConfig configures Fuel. The zero value selects the defaults for the
 // pinned QuickJS-NG module.
@@ -71,8 +76,9 @@ type FuelConfig struct {
 	// InterruptCost is charged per call of the interrupt handler. Zero
 	// means defaultInterruptCost.
 	InterruptCost int64
-	// SkipLoops lists the functions, by original absolute index, whose
-	// loops are not instrumented. Nil means {quickJSCallInternal}; an empty
+	// SkipLoops lists the interpreters, by original absolute index, whose
+	// dispatch loops (see dispatchLoops) are not instrumented; their other
+	// loops are. Nil means {quickJSCallInternal}; an empty
 	// non-nil slice instruments every loop.
 	SkipLoops []uint32
 	// InterruptHandler is the original absolute index of the function
@@ -116,8 +122,8 @@ func (c FuelConfig) withDefaults() (FuelConfig, error) {
 //
 // Charges are made:
 //   - at the top of every loop body (or, with cfg.BackEdges, on every
-//     branch back to a loop), cfg.LoopCost, except in the functions in
-//     cfg.SkipLoops (by default the interpreter's dispatch loop);
+//     branch back to a loop), cfg.LoopCost, except the dispatch loops of
+//     the functions in cfg.SkipLoops (by default the interpreter's);
 //   - in the interrupt handler, whose body is replaced by a charge of
 //     cfg.InterruptCost followed by "return $stop", a mutable i32 global,
 //     initial value 0, exported as StopGlobalExport and read after the
@@ -127,7 +133,7 @@ func (c FuelConfig) withDefaults() (FuelConfig, error) {
 //     charged and preempted there while C loops are charged at their
 //     headers;
 //   - before every memory.copy and memory.fill, len >> bulkMemoryShift
-//     (one unit per 4 KiB), so big copies pay for their length. An
+//     (one unit per 256 bytes), so big copies pay for their length. An
 //     operation longer than bulkMemoryChunk calls an appended helper that
 //     checks the whole range first (an out-of-bounds operation still traps
 //     before writing anything), then copies or fills in chunks of
@@ -136,7 +142,12 @@ func (c FuelConfig) withDefaults() (FuelConfig, error) {
 //     53 MB copy into freshly grown pages took 170 ms of page faults with
 //     no check, in a 3e6-number sort.) Copies split this way move their
 //     chunks in the same direction memmove would, so overlapping ranges
-//     are handled.
+//     are handled;
+//   - in place of every memory.grow, a call of an appended helper that
+//     grows the memory growChunkPages at a time, charging each chunk
+//     1 << growPageShift units per page first (see addGrowHelper): the
+//     host may make grown pages resident at once, which for a 512 MiB
+//     string buffer took 100–300 ms in one step.
 //
 // Host-side semantics. The global starts at 0, so the first charge yields.
 // fuel_yield(left) is called with the negative balance. It either returns
@@ -160,10 +171,10 @@ func (c FuelConfig) withDefaults() (FuelConfig, error) {
 //
 // Unit. A fuel unit is one loop iteration in C code (with the defaults),
 // 1/10,000 of the interpreter's interrupt period (roughly one JS backward
-// jump or call), or 4 KiB of bulk memory traffic. Every yield is also a
-// host call, hence a point where the Go scheduler and garbage collector can
-// stop the goroutine. If the runtime does not install the interrupt
-// handler, JavaScript loops (which run inside the skipped interpreter
+// jump or call), 256 bytes of bulk memory traffic, or 256 bytes of memory
+// growth. Every yield is also a host call, hence a point where the Go
+// scheduler and garbage collector can stop the goroutine. If the runtime does not install the interrupt
+// handler, JavaScript loops (which run inside the interpreter's skipped
 // function) are neither charged nor preempted.
 //
 // On error, m may be partly rewritten and should be discarded.
@@ -217,6 +228,9 @@ func fuel(m *Module, cfg FuelConfig) error {
 	if countOpsIn(m, opMemoryFill) > 0 {
 		bulk.fill = m.addFunc(FuncType{Params: []ValType{i32, i32, i32}}, []LocalGroup{{1, i64}, {1, i32}}, bulkFillBody(ch))
 	}
+	if countOpsIn(m, opMemoryGrow) > 0 {
+		bulk.grow = addGrowHelper(m, ch)
+	}
 
 	// Defined function i now has absolute index imported+1+i.
 	for i := range m.Code[:n] {
@@ -225,11 +239,16 @@ func fuel(m *Module, cfg FuelConfig) error {
 			continue
 		}
 		orig := imported + uint32(i)
-		loops := !slices.Contains(cfg.SkipLoops, orig)
-		if !needsFuel(c.Body, loops) {
+		var skip map[int]bool
+		if slices.Contains(cfg.SkipLoops, orig) {
+			if skip = dispatchLoops(c.Body); len(skip) == 0 {
+				return fmt.Errorf("function %d has no dispatch loop (a loop around a br_table of %d or more targets)", orig, opcodeTargets)
+			}
+		}
+		if !needsFuel(c.Body) {
 			continue
 		}
-		if err := instrument(m, orig+1, loops, cfg, ch, bulk); err != nil {
+		if err := instrument(m, orig+1, skip, cfg, ch, bulk); err != nil {
 			return err
 		}
 	}
@@ -272,11 +291,11 @@ func (c charger) charge(dst []Instr, tmp uint32, cost ...Instr) []Instr {
 	)
 }
 
-// needsFuel reports whether a body has a loop to instrument (when loops is
-// set) or a bulk memory operation.
-func needsFuel(body []Instr, loops bool) bool {
+// needsFuel reports whether a body has a loop, a bulk memory operation or a
+// memory.grow.
+func needsFuel(body []Instr) bool {
 	for _, in := range body {
-		if (loops && in.Op == opLoop) || in.Op == opMemoryCopy || in.Op == opMemoryFill {
+		if in.Op == opLoop || in.Op == opMemoryCopy || in.Op == opMemoryFill || in.Op == opMemoryGrow {
 			return true
 		}
 	}
@@ -284,8 +303,8 @@ func needsFuel(body []Instr, loops bool) bool {
 }
 
 // bulkHelpers are the appended functions that run long bulk memory
-// operations in chunks; zero when absent.
-type bulkHelpers struct{ copy, fill uint32 }
+// operations and memory growth in chunks; zero when absent.
+type bulkHelpers struct{ copy, fill, grow uint32 }
 
 func countOpsIn(m *Module, op Opcode) int {
 	n := 0
@@ -300,8 +319,8 @@ func countOpsIn(m *Module, op Opcode) int {
 }
 
 // instrument inserts the charges into the defined function with absolute
-// index idx.
-func instrument(m *Module, idx uint32, loops bool, cfg FuelConfig, ch charger, bulk bulkHelpers) error {
+// index idx, leaving alone the loops that start at the positions in skip.
+func instrument(m *Module, idx uint32, skip map[int]bool, cfg FuelConfig, ch charger, bulk bulkHelpers) error {
 	tmp, err := m.addLocal(idx, i64)
 	if err != nil {
 		return err
@@ -327,11 +346,14 @@ func instrument(m *Module, idx uint32, loops bool, cfg FuelConfig, ch charger, b
 		return uint64(label) < uint64(len(labels)) && labels[len(labels)-1-int(label)] == opLoop
 	}
 	out := make([]Instr, 0, len(c.Body)+len(c.Body)/8)
-	for _, in := range c.Body {
+	for pos, in := range c.Body {
+		loops := !skip[pos] // whether this instruction, if a loop, is charged
 		switch in.Op {
 		case opLoop:
 			op := opLoop
-			if bt := in.block(); bt >= 0 {
+			if !loops {
+				op = opBlock // its back edges are left alone
+			} else if bt := in.block(); bt >= 0 {
 				if t, ok := m.typeAt(uint32(bt)); !ok || len(t.Params) > 0 {
 					if cfg.BackEdges {
 						return fmt.Errorf("function %d: loops with parameters are not supported with back-edge charges", idx)
@@ -347,7 +369,7 @@ func instrument(m *Module, idx uint32, loops bool, cfg FuelConfig, ch charger, b
 				labels = labels[:len(labels)-1]
 			}
 		}
-		backEdges := loops && cfg.BackEdges
+		backEdges := cfg.BackEdges
 		switch {
 		case in.Op == opLoop && loops && !cfg.BackEdges:
 			out = append(out, in)
@@ -363,6 +385,8 @@ func instrument(m *Module, idx uint32, loops bool, cfg FuelConfig, ch charger, b
 		case backEdges && in.Op == opBrTable && (toLoop(in.A) || slices.ContainsFunc(in.Vec, toLoop)):
 			out = ch.charge(out, tmp, cost)
 			out = append(out, in)
+		case in.Op == opMemoryGrow:
+			out = append(out, indexed(opCall, bulk.grow))
 		case in.Op == opMemoryCopy || in.Op == opMemoryFill:
 			helper := bulk.copy
 			if in.Op == opMemoryFill {

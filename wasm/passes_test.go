@@ -161,13 +161,15 @@ func TestFuel(t *testing.T) {
 	require.Equal(t, Global{Type: GlobalType{ValType: i32, Mutable: true}, Init: []Instr{i32Const(0), simple(opEnd)}}, m.Globals[stop])
 	require.Equal(t, Export{Name: StopGlobalExport, Kind: ExternGlobal, Index: stop}, m.Exports[len(m.Exports)-1])
 
-	// The chunked bulk memory helpers follow the original functions.
-	require.Len(t, m.Code, 1138+2)
-	copyHelper, fillHelper := uint32(25+1138), uint32(25+1139)
+	// The chunked bulk memory and grow helpers follow the original functions.
+	require.Len(t, m.Code, 1138+3)
+	copyHelper, fillHelper, growHelper := uint32(25+1138), uint32(25+1139), uint32(25+1140)
 	for _, h := range []uint32{copyHelper, fillHelper} {
 		ft, _ := m.funcType(h)
 		require.True(t, ft.Equal(FuncType{Params: []ValType{i32, i32, i32}}), "%v", ft)
 	}
+	ft, _ := m.funcType(growHelper)
+	require.True(t, ft.Equal(FuncType{Params: []ValType{i32}, Results: []ValType{i32}}), "%v", ft)
 	check := func(tmp uint32, cost ...Instr) []Instr {
 		return charger{fuel: g, yield: yield}.charge(nil, tmp, cost...)
 	}
@@ -180,15 +182,17 @@ func TestFuel(t *testing.T) {
 			require.Equal(t, []LocalGroup{{Count: 1, Type: i64}}, after.Locals)
 			require.Equal(t, append(check(2, i64Const(defaultInterruptCost)), indexed(opGlobalGet, stop), simple(opEnd)), after.Body)
 			continue
-		case quickJSCallInternal:
-			require.Equal(t, countBodyOps(before.Body, opLoop), countBodyOps(after.Body, opLoop))
-			require.Len(t, after.Body, len(before.Body), "JS_CallInternal's loops are not instrumented")
-			continue
 		}
-		n := countBodyOps(before.Body, opLoop)
+		// The interpreter's dispatch loop is left to the interrupt handler.
+		skip := map[int]bool{}
+		if idx == quickJSCallInternal {
+			skip = dispatchLoops(before.Body)
+			require.Len(t, skip, 1)
+		}
+		n := countBodyOps(before.Body, opLoop) - len(skip)
 		bulk := countBodyOps(before.Body, opMemoryCopy) + countBodyOps(before.Body, opMemoryFill)
 		loops += n
-		if n+bulk == 0 {
+		if n+bulk+countBodyOps(before.Body, opMemoryGrow) == 0 {
 			require.Equal(t, before.Locals, after.Locals)
 			continue
 		}
@@ -205,16 +209,21 @@ func TestFuel(t *testing.T) {
 		}
 		// Every loop is followed by a check, and calls are shifted.
 		k := 0
-		for _, in := range before.Body {
-			switch in.Op {
-			case opLoop:
+		for pos, in := range before.Body {
+			switch {
+			case skip[pos]:
+			case in.Op == opLoop:
 				require.Equal(t, in, after.Body[k])
 				want := check(tmp, i64Const(3))
 				require.Equal(t, want, after.Body[k+1:k+1+len(want)])
 				k += 1 + len(want)
 				checked++
 				continue
-			case opMemoryCopy, opMemoryFill:
+			case in.Op == opMemoryGrow:
+				require.Equal(t, indexed(opCall, growHelper), after.Body[k])
+				k++
+				continue
+			case in.Op == opMemoryCopy || in.Op == opMemoryFill:
 				helper := copyHelper
 				if in.Op == opMemoryFill {
 					helper = fillHelper
@@ -229,7 +238,7 @@ func TestFuel(t *testing.T) {
 				require.Equal(t, want, after.Body[k:k+len(want)])
 				k += len(want)
 				continue
-			case opCall:
+			case in.Op == opCall:
 				in.A = shifted(in.A)
 			}
 			require.Equal(t, in, after.Body[k])
@@ -237,7 +246,7 @@ func TestFuel(t *testing.T) {
 		}
 		require.Len(t, after.Body, k)
 	}
-	require.Equal(t, 1726-70, loops)
+	require.Equal(t, 1726-1, loops)
 	require.Equal(t, loops, checked)
 
 	out, err := m.Encode()
@@ -268,7 +277,7 @@ func TestFuelConfig(t *testing.T) {
 	h := slices.Clone(m.body(quickJSInterruptHandler).Body)
 	require.NoError(t, Fuel(m, FuelConfig{SkipLoops: []uint32{}, InterruptHandler: noInterruptHandler}))
 	require.Equal(t, h, m.body(quickJSInterruptHandler+1).Body)
-	require.Equal(t, 1726+2, countOps(m, opLoop), "the bulk memory helpers have a loop each")
+	require.Equal(t, 1726+3, countOps(m, opLoop), "the bulk memory and grow helpers have a loop each")
 	var checks int
 	for _, c := range m.Code[:1138] {
 		for k, in := range c.Body {
@@ -286,8 +295,8 @@ func TestHardenSize(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, m.Imports, 26)
 	// The dispatcher and its two warm-up helpers, 30 call_indirect
-	// selectors, grow_checked and the bulk memory helpers.
-	require.Equal(t, 1138+3+30+3, len(m.Code))
+	// selectors, grow_checked, and the bulk memory and grow helpers.
+	require.Equal(t, 1138+3+30+4, len(m.Code))
 	t.Logf("hardened module: %d bytes (original %d)", len(b), len(QuickJS()))
 	again, err := Harden(QuickJS(), FuelConfig{})
 	require.NoError(t, err)
