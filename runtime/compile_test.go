@@ -42,12 +42,18 @@ func TestProgramNestedTooDeeply(t *testing.T) {
 // tens of milliseconds over: statements appending a string.
 var compilingProgram = strings.Repeat("s += '((((((((((((((((((((';\n", 1<<20/len("s += '((((((((((((((((((((';\n"))
 
+// compilingEngine is testEngine with the memory compilingProgram's compilation is charged
+// (about 110 MiB, see compileReservation).
+func compilingEngine(t *testing.T) *Engine {
+	return testEngineWith(t, func(l *budget.Limits) { l.MemoryBytes = 256 << 20 })
+}
+
 // TestCompileCancelled cancels a run while its 1 MiB program compiles: the run returns at once,
 // and the compilation starts no phase after the cancel. The transform phase is held until the
 // run has returned, so a run that waited for the phase in flight would never return (a watchdog
 // of a minute catches it): no clock decides the outcome.
 func TestCompileCancelled(t *testing.T) {
-	e := testEngine(t)
+	e := compilingEngine(t)
 	rec := recordPhases(e)
 	record, release := e.compilePhase, make(chan struct{})
 	e.compilePhase = func(p transpile.Phase) {
@@ -93,7 +99,7 @@ func TestCompileCancelled(t *testing.T) {
 // transform, which cannot be interrupted).
 func TestCompileClosed(t *testing.T) {
 	before, _ := goroutinesButEsbuildHash() // before the engine: Close ends its goroutines too
-	e := testEngine(t)
+	e := compilingEngine(t)
 	rec := recordPhases(e)
 	inTransform := rec.inTransform
 	done := make(chan Outcome, 1)
