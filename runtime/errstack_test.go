@@ -23,7 +23,10 @@ func TestStackInsideProgram(t *testing.T) {
 	}{
 		{"nested function",
 			"const n: number = 1\nfunction f(a: string, b: number): string {\n  return new Error(\"x\").stack!\n}\nreturn f(\"a\", n)",
-			"    at f (program.ts:3:14)\n    at <program> (program.ts:5:8)\n"},
+			// QuickJS-NG 0.16 places a call at its last argument (5:15,
+			// `n`), not at the callee (5:8) as V8 does: the right line, inside
+			// the call.
+			"    at f (program.ts:3:14)\n    at <program> (program.ts:5:15)\n"},
 		{"native frame between program frames",
 			"const xs: number[] = [1]\nreturn xs.map((x: number) => new Error(\"m\").stack)[0]",
 			// The engine places a call whose last argument is a function at
@@ -52,7 +55,8 @@ func TestStackInsideProgram(t *testing.T) {
 			"    at <eval> (<input>:2:3)\n    at <program> (program.ts:1:7)\n"},
 		{"a SyntaxError's place has no function name",
 			"try { eval(\"(\") } catch (e: any) { return e.stack }",
-			"    at <input>:1:1\n    at <program> (program.ts:1:7)\n"},
+			// The end of the input "(", where the parse failed.
+			"    at <input>:1:2\n    at <program> (program.ts:1:7)\n"},
 		{"console.log of an error",
 			"function f(): void {\n  console.log(new Error(\"logged\"))\n}\nf()\nreturn \"\"",
 			""},

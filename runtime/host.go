@@ -40,7 +40,7 @@ func (r *run) Call(in *quickjs.Instance, args []quickjs.Value) quickjs.Value {
 	}
 	switch op {
 	case opLog:
-		if len(args) == 3 && args[2].Tag() == quickjs.TagString && !r.viewText(args[2], r.log) {
+		if len(args) == 3 && args[2].IsString() && !r.viewText(args[2], r.log) {
 			panic(errEnded)
 		}
 	case opCall:
@@ -62,7 +62,7 @@ func (r *run) Call(in *quickjs.Instance, args []quickjs.Value) quickjs.Value {
 			}
 		}
 	case opDone:
-		if len(args) == 3 && args[2].Tag() == quickjs.TagString {
+		if len(args) == 3 && args[2].IsString() {
 			if kind, ok := intArg(args[1]); ok {
 				r.done(kind, args[2])
 			}
@@ -319,7 +319,7 @@ func (r *run) startCall(nsArg, memberArg, argsArg quickjs.Value, inPlace bool) i
 	if fn == nil {
 		return callRefused
 	}
-	if !inPlace && argsArg.Tag() != quickjs.TagString {
+	if !inPlace && !argsArg.IsString() {
 		return callRefused
 	}
 	var args []byte

@@ -29,9 +29,15 @@ import (
 // by at least one per iteration, and by a few at most.
 const interruptCounterProbeLoops = 500
 
+// interruptCounterAfterRandomState is where QuickJS-NG 0.16's JSContext
+// puts interrupt_counter relative to random_state: the uint64 random_state,
+// then the uint32 hash_seed, then the int counter.
+const interruptCounterAfterRandomState = 8 + 4
+
 // findInterruptCounter returns the offset in JSContext of QuickJS's
-// interrupt counter, or 0 when it cannot be told for sure: in quickjs-ng
-// 0.10.1 it is the int after random_state (at st.RandomState), and it is
+// interrupt counter, or 0 when it cannot be told for sure: in QuickJS-NG
+// 0.16 it is the int after hash_seed, the uint32 after the uint64
+// random_state (at st.RandomState), so at st.RandomState+12, and it is
 // taken only if it behaves as the counter in an instance of the snapshot:
 // set to 5,000, a loop of interruptCounterProbeLoops iterations takes it
 // down by 1 to 4 per iteration; set to 1, the next loop polls, which sets it
@@ -43,7 +49,7 @@ func findInterruptCounter(ctx context.Context, qe *quickjs.Engine, st snapshotSt
 	}
 	defer in.Close(ctx)
 	in.Restore(st.Instance)
-	off := st.RandomState + 8
+	off := st.RandomState + interruptCounterAfterRandomState
 	after := func(start uint32, loops int) (int64, bool) {
 		if !in.StoreContextU32(off, start) {
 			return 0, false

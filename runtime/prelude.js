@@ -1,10 +1,11 @@
 // The guest half of coderun's event loop. Evaluated once per instance before
 // any user code, as a factory: (wrapper, inspectLib, losslessLib) => api.
 //
-// `wrapper` is the function made by QJS_CreateFunctionProxy; the factory
-// extracts the raw C proxy from it so that no later tampering with
-// Function.prototype can intercept host calls. Every host call is
-// raw(0, 0, 0, undefined, op, ...operands); the Go side validates all of them.
+// `wrapper` is the host function made by the glue's coderun_new_function, a
+// C function that passes its arguments straight to the host, so no later
+// tampering with Function.prototype can intercept host calls. Every host
+// call is host(0, 0, 0, undefined, op, ...operands) (the host skips the
+// first four); the Go side validates all of them.
 //
 // api(START, mainFn, spec) starts the program; api(DELIVER, id, kind, value)
 // hands over a completed binding call or a fired timer. The host drains the
@@ -57,38 +58,10 @@
     callSiteProto = ObjectGetPrototypeOf(site);
   }
 
-  // Extract the raw proxy: the wrapper calls proxy.call(this, ...).
-  let raw;
-  const callDesc = ObjectGetOwnPropertyDescriptor(FunctionPrototype, "call");
-  ObjectDefineProperty(FunctionPrototype, "call", {
-    value: function () { raw = this; }, writable: true, configurable: true,
-  });
-  try { wrapper(); } finally { ObjectDefineProperty(FunctionPrototype, "call", callDesc); }
-  if (typeof raw !== "function") throw new Error_("coderun: host proxy not found");
-  const host = raw;
-
-  // What the C library and fastschema's build put on the global object is
-  // removed; only the standard library, console and timers remain.
-  for (const name of ["std", "os", "bjson", "print", "scriptArgs", "gc", "navigator",
-    "setInterval", "clearInterval", "QJS_PROXY_VALUE", "console", "setTimeout", "clearTimeout"]) {
-    delete G[name];
-  }
-
-  // Engine surface with known memory-safety bugs of the pinned QuickJS-NG
-  // build is removed before any program code runs (docs/engine-bugs.md).
-  // Nothing keeps a reference to what is deleted, so a program cannot get it
-  // back. Buffers never change size and are never detached (nothing else in
-  // this build can detach or resize one), which closes the whole
-  // transfer/resize family; Iterator.concat and FinalizationRegistry have
-  // reentrancy and lifetime bugs of their own.
-  for (const [owner, name] of [
-    [ArrayBuffer.prototype, "transfer"], [ArrayBuffer.prototype, "transferToFixedLength"],
-    [ArrayBuffer.prototype, "resize"], [SharedArrayBuffer.prototype, "grow"],
-    [Iterator, "concat"], [G, "FinalizationRegistry"],
-  ]) {
-    delete owner[name];
-    if (ObjectGetOwnPropertyDescriptor(owner, name) !== undefined) throw new Error_("coderun: cannot remove " + name);
-  }
+  // The host function (the glue's coderun_new_function) is held here and
+  // nowhere the program can reach.
+  if (typeof wrapper !== "function") throw new Error_("coderun: host function missing");
+  const host = wrapper;
 
   const makeLogger = (level) => function (...args) {
     host(0, 0, 0, undefined, OP_LOG, level, formatLogArgs(args));

@@ -30,8 +30,10 @@ func TestExceptionStackFrames(t *testing.T) {
 		// QuickJS-NG 0.10.1 records no position for a property read in a
 		// return statement, so the program's frame has no place to point
 		// to: the message names the property, and no frame is shown.
-		{"property read without a recorded position", "const o: any = {}\nreturn o.a.b",
-			"TypeError: cannot read property 'b' of undefined"},
+		// QuickJS-NG 0.16 records a position for a property read: the
+		// start of the member expression (2:8, `o`).
+		{"property read", "const o: any = {}\nreturn o.a.b",
+			"TypeError: cannot read property 'b' of undefined\n    at <program> (program.ts:2:8)"},
 		// Frames are told apart by their location, never by the name,
 		// which the program chooses.
 		{"function name that looks like a host frame", "const o = {[\"coderun:x (native)\"]() {\n  throw new Error(\"n\")\n}}\nreturn o[\"coderun:x (native)\"]()",

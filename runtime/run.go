@@ -467,7 +467,7 @@ func (r *run) throwPending() {
 		return
 	}
 	v, err := r.in.Call(r.api, quickjs.Undefined, quickjs.Int(apiRender), exc)
-	if err != nil || v.Tag() != quickjs.TagString {
+	if err != nil || !v.IsString() {
 		r.end(KindException, "program threw an unrenderable value")
 		return
 	}

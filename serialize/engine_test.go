@@ -43,7 +43,7 @@ func engineEvalJS(t *testing.T, src string) string {
 		t.Fatal(err)
 	}
 	defer in.Close(ctx)
-	if err := in.Init(quickjs.InitOptions{StackBytes: 2 << 20, StackMargin: 64 << 10, InterruptHandler: wasm.QuickJSInterruptTableIndex}); err != nil {
+	if err := in.Init(quickjs.InitOptions{StackBytes: 2 << 20, StackMargin: 64 << 10}); err != nil {
 		t.Fatal(err)
 	}
 	v, err := in.Eval(src, "case.js", quickjs.EvalGlobal)

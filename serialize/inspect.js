@@ -77,6 +77,13 @@
   const Uint8ArrayCtor = Uint8Array;
 
   const uncurryThis = FunctionPrototype.bind.bind(FunctionPrototype.call);
+  // QuickJS-NG 0.16 keeps an error's stack in the error (its [[ErrorData]])
+  // behind the accessor Error.prototype.stack; that intrinsic getter, taken
+  // here before any program runs, only reads it, so formatError calls it.
+  const errorStackDesc = ReflectGetOwnPropertyDescriptor(Error.prototype, "stack");
+  const errorStackGet = errorStackDesc !== undefined && typeof errorStackDesc.get === "function"
+    ? uncurryThis(errorStackDesc.get) : undefined;
+  const errorStackGetter = errorStackDesc !== undefined ? errorStackDesc.get : undefined;
   function getter(obj, key) {
     const d = ReflectGetOwnPropertyDescriptor(obj, key);
     return d !== undefined && typeof d.get === "function" ? uncurryThis(d.get) : null;
@@ -281,6 +288,23 @@
     const d = ReflectGetOwnPropertyDescriptor(obj, key);
     if (d !== undefined && !descriptorsClean) ObjectSetPrototypeOf(d, null);
     return d;
+  }
+
+  // stackProp returns err.stack when the first "stack" found on the
+  // prototype chain is a data property or the intrinsic accessor of
+  // Error.prototype (see errorStackGet), else undefined: no getter of the
+  // program's is called.
+  function stackProp(err) {
+    let o = err;
+    for (let n = 0; o !== null && n < 10000; n++) {
+      const d = gopd(o, "stack");
+      if (d !== undefined) {
+        if (d.get === undefined && d.set === undefined) return d.value;
+        return errorStackGet !== undefined && d.get === errorStackGetter ? errorStackGet(err) : undefined;
+      }
+      o = ObjectGetPrototypeOf(o);
+    }
+    return undefined;
   }
 
   // dataProp returns obj[key] when the first property found on the prototype
@@ -959,7 +983,7 @@
     else header = name + ": " + msg;
 
     let stack = header;
-    const frames = dataProp(err, "stack");
+    const frames = stackProp(err);
     if (typeof frames === "string" && frames !== "") {
       let f = frames;
       while (f.length > 0 && f[f.length - 1] === "\n") f = StringPrototypeSlice(f, 0, -1);

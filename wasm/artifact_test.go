@@ -9,8 +9,8 @@ import (
 	"github.com/coderun/coderun/wasm/upstream"
 )
 
-// QuickJS returns the pristine QuickJS-NG module, which the passes' tests
-// rewrite.
+// QuickJS returns the QuickJS-NG module built by wasm/upstream/build.sh,
+// which the passes' tests rewrite.
 func QuickJS() []byte { return upstream.Module() }
 
 func TestEngineEmbedded(t *testing.T) {
@@ -18,8 +18,14 @@ func TestEngineEmbedded(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []byte("\x00asm"), module[:4])
 	require.Len(t, module, m.ModuleBytes)
-	require.Equal(t, Provenance{Version: upstream.Version, SHA256: upstream.SHA256(), Source: upstream.Source}, m.QuickJS,
-		"the engine was generated from another module than the pinned one: run go generate ./wasm")
+	require.Equal(t, Provenance{
+		Version:   upstream.Version(),
+		Commit:    upstream.Commit(),
+		Toolchain: upstream.Toolchain(),
+		SHA256:    upstream.SHA256(),
+		Source:    upstream.Source,
+	}, m.QuickJS, "the engine was generated from another module than wasm/upstream's: run go generate ./wasm")
+	require.NoError(t, upstream.Check(QuickJS()))
 	require.NotEmpty(t, m.State)
 
 	again, _, err := Engine()

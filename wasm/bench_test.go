@@ -41,10 +41,9 @@ func summaryBody() string {
 
 // benchVariant is one way of running the module.
 type benchVariant struct {
-	name      string
-	rt        wazero.Runtime
-	cm        wazero.CompiledModule
-	interrupt bool
+	name string
+	rt   wazero.Runtime
+	cm   wazero.CompiledModule
 }
 
 // benchVariants returns the variants named in $CODERUN_BENCH_VARIANTS
@@ -65,7 +64,7 @@ func benchVariants(b *testing.B) []benchVariant {
 	var vs []benchVariant
 	for _, full := range strings.Split(names, ",") {
 		name, shift, shifted := strings.Cut(full, "@")
-		src, interrupt := variantSource(b, name)
+		src := variantSource(b, name)
 		if shifted {
 			n, err := strconv.Atoi(shift)
 			require.NoError(b, err, "variant %q", full)
@@ -78,33 +77,34 @@ func benchVariants(b *testing.B) []benchVariant {
 			}
 			rt = closing
 		}
-		vs = append(vs, benchVariant{full, rt, compile(b, rt, src), interrupt})
+		vs = append(vs, benchVariant{full, rt, compile(b, rt, src)})
 	}
 	return vs
 }
 
 // variantSource returns the module of the variant called name (without a
-// shift) and whether it runs with the interrupt handler installed.
-func variantSource(b *testing.B, name string) ([]byte, bool) {
+// shift). Every variant runs with the glue's interrupt handler installed:
+// in the original it returns 0, in the others it charges fuel.
+func variantSource(b *testing.B, name string) []byte {
 	switch name {
 	case "original", "closeOnContextDone":
-		return QuickJS(), false
+		return QuickJS()
 	case "hardened":
-		return hardened(b), true
+		return hardened(b)
 	case "backEdges":
 		src, err := Harden(QuickJS(), FuelConfig{BackEdges: true})
 		require.NoError(b, err)
-		return src, true
+		return src
 	case "fuelOnly":
 		// The runtime's fuel configuration alone.
-		return applyPasses(b, ""), true
+		return applyPasses(b, "")
 	}
 	// "no<Pass>": backEdges without that pass of Harden.
 	skip, ok := strings.CutPrefix(name, "no")
 	if !ok {
 		b.Fatalf("unknown variant %q", name)
 	}
-	return applyPasses(b, skip), true
+	return applyPasses(b, skip)
 }
 
 // shiftCode returns src with n never-executed global updates (a unit)
@@ -141,11 +141,8 @@ func applyPasses(b *testing.B, skip string) []byte {
 		name string
 		f    func(*Module) error
 	}{
-		{"DropStdModules", dropStdModules}, {"RefuseImports", refuseImports},
-		{"ExportStackPointer", ExportStackPointer}, {"ExportStdLoop", ExportStdLoop},
-		{"AddDispatcher", AddDispatcher}, {"GrowTrap", growTrap}, {"PinInterruptHandler", pinInterruptHandler},
-		{"GuardAsyncGeneratorResume", guardAsyncGeneratorResume}, {"GuardProxyOwnKeysSize", guardProxyOwnKeysSize},
-		{"DivideAfterPrivateName", divideAfterPrivateName}, {"DirectCalls", directCalls},
+		{"RefuseImports", refuseImports}, {"ExportStackPointer", ExportStackPointer},
+		{"AddDispatcher", AddDispatcher}, {"GrowTrap", growTrap}, {"DirectCalls", directCalls},
 		{"Fuel", fuel}, {"StackWatch", stackWatch},
 	}
 	found := false
@@ -174,7 +171,7 @@ func applyPasses(b *testing.B, skip string) []byte {
 // thread waits for a CPU.
 func runOnce(b *testing.B, v benchVariant, setup, code string) (wall, cpu time.Duration, yields int) {
 	m := &meter{quantum: 1_000_000}
-	vm := newVM(b, v.rt, v.cm, m, v.interrupt)
+	vm := newVM(b, v.rt, v.cm, m)
 	defer vm.mod.Close(context.Background())
 	_, err := vm.evalString(setup)
 	require.NoError(b, err)
@@ -208,8 +205,7 @@ func median(v []float64) float64 {
 }
 
 // BenchmarkQuickJS compares, per workload, the original module, the
-// hardened one (fuel with a quantum of 1e6 units, interrupt handler
-// installed) and the original on a CloseOnContextDone runtime. Each b.N
+// hardened one (fuel with a quantum of 1e6 units) and the original on a CloseOnContextDone runtime. Each b.N
 // iteration is one round that runs the three variants back to back (in
 // alternating order), so a noisy machine affects them alike. It reports the median thread CPU time
 // ("-cpu-ms") and wall time ("-ms") of each, and the medians of the

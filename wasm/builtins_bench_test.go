@@ -180,7 +180,7 @@ func runBuiltin(b *testing.B, base context.Context, rt wazero.Runtime, cm wazero
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	m := &meter{quantum: builtinMaxSlice}
-	v := newVMContext(base, b, rt, cm, m, true)
+	v := newVMContext(base, b, rt, cm, m)
 	defer v.mod.Close(context.Background())
 	if c.setup != "" {
 		_, err := v.evalString(c.setup)

@@ -13,21 +13,21 @@ type DispatchOp uint32
 // its export's parameters in order, as the dispatcher's arguments after
 // op: an i32 parameter is the low 32 bits of its i64 argument.
 const (
-	DispatchMalloc              DispatchOp = iota // malloc (size i32) -> i32
-	DispatchFree                                  // free (ptr i32)
-	DispatchNewQJS                                // New_QJS (i32, i32, i32, i32) -> i32
-	DispatchGetContext                            // QJS_GetContext (qjs i32) -> i32
-	DispatchCreateEvalOption                      // QJS_CreateEvalOption (i32 ×5) -> i32
-	DispatchEval                                  // QJS_Eval (ctx i32, opt i32) -> i64
-	DispatchCall                                  // QJS_Call (ctx i32, fn i64, this i64, argc i32, argv i64) -> i64
-	DispatchToCString                             // QJS_ToCString (ctx i32, v i64) -> i32
-	DispatchFreeCString                           // JS_FreeCString (ctx i32, ptr i32)
-	DispatchFreeValue                             // JS_FreeValue (ctx i32, v i64)
-	DispatchGetException                          // JS_GetException (ctx i32) -> i64
-	DispatchParseJSON                             // QJS_ParseJSON (ctx i32, text i32) -> i64
-	DispatchCreateFunctionProxy                   // QJS_CreateFunctionProxy (ctx i32, id i64, i64, i64) -> i64
-	DispatchStdLoop                               // stdLoopExport (ctx i32)
-	DispatchCompile                               // QJS_Compile2 (ctx i32, opt i32) -> i32
+	DispatchMalloc       DispatchOp = iota // malloc (size i32) -> i32
+	DispatchFree                           // free (ptr i32)
+	DispatchNew                            // coderun_new (memLimit, maxStack, unused, gcThreshold i32) -> i32
+	DispatchContext                        // coderun_context (engine i32) -> i32
+	DispatchEvalOptions                    // coderun_eval_options (i32 ×5) -> i32
+	DispatchEval                           // coderun_eval (ctx i32, opt i32) -> i64
+	DispatchCall                           // coderun_call (ctx i32, fn i64, this i64, argc i32, argv i64) -> i64
+	DispatchToCString                      // coderun_to_cstring (ctx i32, v i64) -> i32
+	DispatchFreeCString                    // JS_FreeCString (ctx i32, ptr i32)
+	DispatchFreeValue                      // JS_FreeValue (ctx i32, v i64)
+	DispatchGetException                   // JS_GetException (ctx i32) -> i64
+	DispatchParseJSON                      // coderun_parse_json (ctx i32, text i32) -> i64
+	DispatchNewFunction                    // coderun_new_function (ctx i32) -> i64
+	DispatchRunJobs                        // coderun_run_jobs (ctx i32)
+	DispatchCompile                        // coderun_compile (ctx i32, opt i32) -> i32
 	// DispatchWarm (arg i32) -> i32 enters a function whose native frame
 	// (on the stack wazero runs compiled code on) holds warmLiveValues
 	// values, and for an argument of 0 returns 0 at once, touching no
@@ -72,21 +72,21 @@ func dispatchTargets() []dispatchTarget {
 	}
 	i32, i64 := i32, i64
 	return []dispatchTarget{
-		DispatchMalloc:              {"malloc", f([]ValType{i32}, i32)},
-		DispatchFree:                {"free", f([]ValType{i32})},
-		DispatchNewQJS:              {"New_QJS", f([]ValType{i32, i32, i32, i32}, i32)},
-		DispatchGetContext:          {"QJS_GetContext", f([]ValType{i32}, i32)},
-		DispatchCreateEvalOption:    {"QJS_CreateEvalOption", f([]ValType{i32, i32, i32, i32, i32}, i32)},
-		DispatchEval:                {"QJS_Eval", f([]ValType{i32, i32}, i64)},
-		DispatchCall:                {"QJS_Call", f([]ValType{i32, i64, i64, i32, i64}, i64)},
-		DispatchToCString:           {"QJS_ToCString", f([]ValType{i32, i64}, i32)},
-		DispatchFreeCString:         {"JS_FreeCString", f([]ValType{i32, i32})},
-		DispatchFreeValue:           {"JS_FreeValue", f([]ValType{i32, i64})},
-		DispatchGetException:        {"JS_GetException", f([]ValType{i32}, i64)},
-		DispatchParseJSON:           {"QJS_ParseJSON", f([]ValType{i32, i32}, i64)},
-		DispatchCreateFunctionProxy: {"QJS_CreateFunctionProxy", f([]ValType{i32, i64, i64, i64}, i64)},
-		DispatchStdLoop:             {stdLoopExport, f([]ValType{i32})},
-		DispatchCompile:             {"QJS_Compile2", f([]ValType{i32, i32}, i32)},
+		DispatchMalloc:       {"malloc", f([]ValType{i32}, i32)},
+		DispatchFree:         {"free", f([]ValType{i32})},
+		DispatchNew:          {"coderun_new", f([]ValType{i32, i32, i32, i32}, i32)},
+		DispatchContext:      {"coderun_context", f([]ValType{i32}, i32)},
+		DispatchEvalOptions:  {"coderun_eval_options", f([]ValType{i32, i32, i32, i32, i32}, i32)},
+		DispatchEval:         {"coderun_eval", f([]ValType{i32, i32}, i64)},
+		DispatchCall:         {"coderun_call", f([]ValType{i32, i64, i64, i32, i64}, i64)},
+		DispatchToCString:    {"coderun_to_cstring", f([]ValType{i32, i64}, i32)},
+		DispatchFreeCString:  {"JS_FreeCString", f([]ValType{i32, i32})},
+		DispatchFreeValue:    {"JS_FreeValue", f([]ValType{i32, i64})},
+		DispatchGetException: {"JS_GetException", f([]ValType{i32}, i64)},
+		DispatchParseJSON:    {"coderun_parse_json", f([]ValType{i32, i32}, i64)},
+		DispatchNewFunction:  {"coderun_new_function", f([]ValType{i32}, i64)},
+		DispatchRunJobs:      {"coderun_run_jobs", f([]ValType{i32})},
+		DispatchCompile:      {"coderun_compile", f([]ValType{i32, i32}, i32)},
 	}
 }
 
@@ -105,8 +105,7 @@ const dispatchArgs = 5
 // costs an allocation at lookup and a stack that grows by copying on its
 // first deep call. Each export is found by name and must have the
 // signature its DispatchOp documents, so a different build fails the pass
-// rather than being called with the wrong arguments. It must run after
-// ExportStdLoop.
+// rather than being called with the wrong arguments.
 func AddDispatcher(m *Module) error {
 	targets := dispatchTargets()
 	funcs := make([]uint32, len(targets))

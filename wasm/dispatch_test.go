@@ -10,8 +10,6 @@ import (
 
 func TestAddDispatcher(t *testing.T) {
 	m := decodeQuickJS(t)
-	require.ErrorContains(t, AddDispatcher(m), `"coderun_std_loop" is not exported`, "runs after ExportStdLoop")
-	require.NoError(t, ExportStdLoop(m))
 	funcs := len(m.Code)
 	require.NoError(t, AddDispatcher(m))
 	require.Equal(t, funcs+3, len(m.Code), "the dispatcher and its two warm-up helpers")
@@ -53,15 +51,14 @@ func TestAddDispatcher(t *testing.T) {
 		{"missing", func(m *Module) { m.Exports = m.Exports[:0] }, `"malloc" is not exported`},
 		{"wrong type", func(m *Module) {
 			for i, x := range m.Exports {
-				if x.Name == "QJS_Call" {
-					m.Exports[i].Index, _ = m.exportedFunc("QJS_Eval")
+				if x.Name == "coderun_call" {
+					m.Exports[i].Index, _ = m.exportedFunc("coderun_eval")
 				}
 			}
-		}, `"QJS_Call" has type`},
+		}, `"coderun_call" has type`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m := decodeQuickJS(t)
-			require.NoError(t, ExportStdLoop(m))
 			tc.edit(m)
 			require.ErrorContains(t, AddDispatcher(m), tc.want)
 		})
@@ -83,17 +80,20 @@ func TestDispatcherRuns(t *testing.T) {
 		return s[0]
 	}
 	// i32 arguments ignore their high bits; an i32 result is zero-extended.
-	qjs := call(DispatchNewQJS, 0xdead<<32, 0, 0, 0)
-	require.NotZero(t, qjs)
-	require.Less(t, qjs, uint64(1<<32))
-	ctx := call(DispatchGetContext, qjs)
+	engine := call(DispatchNew, 0xdead<<32, 0, 0, 0)
+	require.NotZero(t, engine)
+	require.Less(t, engine, uint64(1<<32))
+	ctx := call(DispatchContext, engine)
 	cstring := func(s string) uint64 {
 		p := call(DispatchMalloc, uint64(len(s)+1))
 		require.True(t, v.mod.Memory().Write(uint32(p), append([]byte(s), 0)))
 		return p
 	}
-	opt := call(DispatchCreateEvalOption, cstring("'a' + (6 * 7)"), 0, 0, cstring("<input>"), 0)
-	val := call(DispatchEval, ctx, opt)
+	eval := func(code string) uint64 {
+		t.Helper()
+		return call(DispatchEval, ctx, call(DispatchEvalOptions, cstring(code), 0, 0, cstring("<input>"), 0))
+	}
+	val := eval("'a' + (6 * 7)")
 	require.Equal(t, uint32(0xfffffff9), uint32(val>>32), "a string")
 	p := call(DispatchToCString, ctx, val)
 	packed, ok := v.mod.Memory().ReadUint64Le(uint32(p))
@@ -103,10 +103,15 @@ func TestDispatcherRuns(t *testing.T) {
 	require.Zero(t, call(DispatchFreeCString, ctx, packed>>32), "no result reads as 0")
 	require.Zero(t, call(DispatchFree, p))
 	require.Zero(t, call(DispatchFreeValue, ctx, val))
-	require.Zero(t, call(DispatchStdLoop, ctx))
 
-	// QJS_Call's mixed i32 and i64 parameters, in order.
-	fn := call(DispatchEval, ctx, call(DispatchCreateEvalOption, cstring("(function (a, b) { return a * 10 + b })"), 0, 0, cstring("<input>"), 0))
+	// Eval runs no jobs; RunJobs runs them.
+	require.Equal(t, uint64(0), eval("globalThis.r = 0; Promise.resolve().then(() => { r = 42 }); 0"))
+	require.Equal(t, uint64(0), eval("r"), "no job has run")
+	require.Zero(t, call(DispatchRunJobs, ctx))
+	require.Equal(t, uint64(42), eval("r"), "the job ran")
+
+	// coderun_call's mixed i32 and i64 parameters, in order.
+	fn := eval("(function (a, b) { return a * 10 + b })")
 	argv := call(DispatchMalloc, 16)
 	require.True(t, v.mod.Memory().WriteUint64Le(uint32(argv), 4))
 	require.True(t, v.mod.Memory().WriteUint64Le(uint32(argv)+8, 2))
@@ -115,6 +120,20 @@ func TestDispatcherRuns(t *testing.T) {
 	require.Equal(t, uint64(tagException), arr>>32)
 	exc := call(DispatchGetException, ctx)
 	require.Equal(t, uint32(0xffffffff), uint32(exc>>32), "a SyntaxError object")
+
+	// A new function's calls reach env.jsFunctionProxy, whose test stub
+	// returns undefined; the function is an object.
+	host := call(DispatchNewFunction, ctx)
+	require.Equal(t, uint32(0xffffffff), uint32(host>>32), "a function object")
+	require.Equal(t, uint64(tagUndefined)<<32, call(DispatchCall, ctx, host, uint64(tagUndefined)<<32, 0, 0))
+
+	// Compile returns packed bytecode that Eval runs.
+	bc := call(DispatchCompile, ctx, call(DispatchEvalOptions, cstring("6 * 7"), 0, 0, cstring("<input>"), 0))
+	require.NotZero(t, bc)
+	packed, ok = v.mod.Memory().ReadUint64Le(uint32(bc))
+	require.True(t, ok)
+	require.NotZero(t, uint32(packed), "bytecode")
+	require.Equal(t, uint64(42), call(DispatchEval, ctx, call(DispatchEvalOptions, 0, packed>>32, uint64(uint32(packed)), cstring("<input>"), 0)))
 
 	for op, live := range map[DispatchOp]int{DispatchWarm: warmLiveValues, DispatchWarmDeep: warmDeepLiveValues} {
 		require.Zero(t, call(op, 0))

@@ -19,21 +19,16 @@ const (
 	StopGlobalExport = "coderun_stop"
 )
 
-// Function indices in the pinned QuickJS-NG module (QuickJS()), before any
-// pass shifts them.
+// The functions Fuel treats apart in a module built with coderun's glue.
 const (
-	// quickJSCallInternal is JS_CallInternal, the bytecode interpreter. Its
-	// dispatch loop runs once per JS opcode, so Fuel leaves that loop
-	// uninstrumented by default and charges JS through the interrupt
-	// handler instead.
-	quickJSCallInternal uint32 = 266
-	// quickJSInterruptHandler is quickjs-libc's interrupt_handler
-	// (i32 rt, i32 opaque) -> i32, table element QuickJSInterruptTableIndex.
-	quickJSInterruptHandler uint32 = 1126
-	// QuickJSInterruptTableIndex is the table index of the interrupt
-	// handler: the value the runtime stores in JSRuntime.interrupt_handler.
-	// Table indices do not change under any pass.
-	QuickJSInterruptTableIndex uint32 = 484
+	// callInternalName is JS_CallInternal, the bytecode interpreter, found
+	// by the name section. Its dispatch loop runs once per JS opcode, so
+	// Fuel leaves that loop uninstrumented by default and charges JS
+	// through the interrupt handler instead.
+	callInternalName = "JS_CallInternal"
+	// interruptExport is the glue's interrupt handler (i32 rt, i32 opaque)
+	// -> i32, which coderun_new installs as JSRuntime.interrupt_handler.
+	interruptExport = "coderun_interrupt"
 )
 
 // noInterruptHandler, as FuelConfig.InterruptHandler, leaves every function
@@ -77,18 +72,23 @@ type FuelConfig struct {
 	// means defaultInterruptCost.
 	InterruptCost int64
 	// SkipLoops lists the interpreters, by original absolute index, whose
-	// dispatch loops (see dispatchLoops) are not instrumented; their other
-	// loops are. Nil means {quickJSCallInternal}; an empty
-	// non-nil slice instruments every loop.
+	// loops are not instrumented at all: JavaScript is charged at QuickJS's
+	// interrupt poll instead. Nil means the interpreter, JS_CallInternal
+	// (by the module's name section); an empty non-nil slice instruments
+	// every loop. Charging the interpreter's other loops too (all but its
+	// dispatch loop, see dispatchLoops) made wazero's native frame of
+	// JS_CallInternal several times larger with QuickJS-NG 0.16: a deep
+	// recursion then outgrew the native stack the run's account charges
+	// for (runtime/memory.go), so it is not done.
 	SkipLoops []uint32
 	// InterruptHandler is the original absolute index of the function
 	// whose body is replaced by a fuel charge that returns the stop
-	// global (StopGlobalExport). Zero means quickJSInterruptHandler;
-	// noInterruptHandler disables the replacement (and the stop global).
+	// global (StopGlobalExport). Zero means the function exported as
+	// coderun_interrupt; noInterruptHandler disables the replacement (and the stop global).
 	InterruptHandler uint32
 }
 
-func (c FuelConfig) withDefaults() (FuelConfig, error) {
+func (c FuelConfig) withDefaults(m *Module) (FuelConfig, error) {
 	if c.LoopCost == 0 {
 		c.LoopCost = 1
 	}
@@ -99,10 +99,18 @@ func (c FuelConfig) withDefaults() (FuelConfig, error) {
 		return c, errors.New("fuel costs must not be negative")
 	}
 	if c.SkipLoops == nil {
-		c.SkipLoops = []uint32{quickJSCallInternal}
+		f, err := m.funcByName(callInternalName)
+		if err != nil {
+			return c, err
+		}
+		c.SkipLoops = []uint32{f}
 	}
 	if c.InterruptHandler == 0 {
-		c.InterruptHandler = quickJSInterruptHandler
+		f, ok := m.exportedFunc(interruptExport)
+		if !ok {
+			return c, fmt.Errorf("%s is not exported", interruptExport)
+		}
+		c.InterruptHandler = f
 	}
 	return c, nil
 }
@@ -122,14 +130,14 @@ func (c FuelConfig) withDefaults() (FuelConfig, error) {
 //
 // Charges are made:
 //   - at the top of every loop body (or, with cfg.BackEdges, on every
-//     branch back to a loop), cfg.LoopCost, except the dispatch loops of
-//     the functions in cfg.SkipLoops (by default the interpreter's);
+//     branch back to a loop), cfg.LoopCost, except in the functions in
+//     cfg.SkipLoops (by default the interpreter);
 //   - in the interrupt handler, whose body is replaced by a charge of
 //     cfg.InterruptCost followed by "return $stop", a mutable i32 global,
 //     initial value 0, exported as StopGlobalExport and read after the
 //     charge. QuickJS calls the handler from the interpreter (and from the
 //     regular expression matcher) when JSRuntime.interrupt_handler is set
-//     (the runtime sets it to QuickJSInterruptTableIndex), so JavaScript is
+//     (coderun_new installs it), so JavaScript is
 //     charged and preempted there while C loops are charged at their
 //     headers;
 //   - before every memory.copy and memory.fill, len >> bulkMemoryShift
@@ -186,7 +194,7 @@ func Fuel(m *Module, cfg FuelConfig) error {
 }
 
 func fuel(m *Module, cfg FuelConfig) error {
-	cfg, err := cfg.withDefaults()
+	cfg, err := cfg.withDefaults(m)
 	if err != nil {
 		return err
 	}
@@ -241,9 +249,10 @@ func fuel(m *Module, cfg FuelConfig) error {
 		orig := imported + uint32(i)
 		var skip map[int]bool
 		if slices.Contains(cfg.SkipLoops, orig) {
-			if skip = dispatchLoops(c.Body); len(skip) == 0 {
-				return fmt.Errorf("function %d has no dispatch loop (a loop around a br_table of %d or more targets)", orig, opcodeTargets)
+			if len(dispatchLoops(c.Body)) == 0 {
+				return fmt.Errorf("function %d has no dispatch loop (a loop around a br_table of %d or more targets): it is not an interpreter", orig, opcodeTargets)
 			}
+			continue
 		}
 		if !needsFuel(c.Body) {
 			continue

@@ -149,7 +149,7 @@ func TestSortGapDiagnostic(t *testing.T) {
 	} {
 		m := &meter{quantum: 1000}
 		m.hook = func() { log.record("yield", 0, func() {}) }
-		v := newVMContext(ctx, t, rt, cm, m, true)
+		v := newVMContext(ctx, t, rt, cm, m)
 		runtime.LockOSThread()
 		// Preallocate (and touch) the log so that recording an event does
 		// not grow it: growth would show up as page faults in the gaps.

@@ -13,12 +13,10 @@ import (
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 )
 
-// Test-local facts about the pinned QuickJS-NG build (the runtime discovers
-// and checks them itself).
+// JSValue tags of QuickJS-NG's NaN-boxed values on wasm32.
 const (
-	jsRuntimeInterruptHandler = 152 // offsetof(JSRuntime, interrupt_handler)
-	tagException              = 6
-	tagUndefined              = 3
+	tagException = 6
+	tagUndefined = 3
 )
 
 // testCache shares compiled code between the runtimes of all tests, so each
@@ -137,29 +135,25 @@ func instantiate(ctx context.Context, t testing.TB, rt wazero.Runtime, cm wazero
 	return v
 }
 
-// newVM instantiates cm and creates a QuickJS runtime and context. When
-// interrupt is set, it installs the interrupt handler.
-func newVM(t testing.TB, rt wazero.Runtime, cm wazero.CompiledModule, m *meter, interrupt bool) *vm {
+// newVM instantiates cm and creates a QuickJS runtime and context with
+// coderun_new, which installs the glue's interrupt handler (coderun_interrupt:
+// in a module with the Fuel pass it charges fuel and returns the stop
+// global; in the original it returns 0).
+func newVM(t testing.TB, rt wazero.Runtime, cm wazero.CompiledModule, m *meter) *vm {
 	t.Helper()
-	return newVMContext(context.Background(), t, rt, cm, m, interrupt)
+	return newVMContext(context.Background(), t, rt, cm, m)
 }
 
 // newVMContext is newVM with a base context for all calls.
-func newVMContext(ctx context.Context, t testing.TB, rt wazero.Runtime, cm wazero.CompiledModule, m *meter, interrupt bool) *vm {
+func newVMContext(ctx context.Context, t testing.TB, rt wazero.Runtime, cm wazero.CompiledModule, m *meter) *vm {
 	t.Helper()
 	v := instantiate(ctx, t, rt, cm, m)
-	mod := v.mod
-	qrt := v.call("New_QJS", 0, 0, 0, 0)
-	v.jsctx = v.call("QJS_GetContext", qrt)
+	e := v.call("coderun_new", 0, 0, 0, 0)
+	require.NotZero(t, e, "coderun_new failed")
+	v.jsctx = v.call("coderun_context", e)
 	var ok bool
-	v.rt, ok = mod.Memory().ReadUint32Le(uint32(qrt))
+	v.rt, ok = v.mod.Memory().ReadUint32Le(uint32(e))
 	require.True(t, ok)
-	if interrupt {
-		old, ok := mod.Memory().ReadUint32Le(v.rt + jsRuntimeInterruptHandler)
-		require.True(t, ok)
-		require.Zero(t, old, "JSRuntime.interrupt_handler is not at the expected offset")
-		require.True(t, mod.Memory().WriteUint32Le(v.rt+jsRuntimeInterruptHandler, QuickJSInterruptTableIndex))
-	}
 	return v
 }
 
@@ -167,6 +161,9 @@ func (v *vm) call(name string, args ...uint64) uint64 {
 	v.t.Helper()
 	res, err := v.mod.ExportedFunction(name).Call(v.ctx, args...)
 	require.NoError(v.t, err, name)
+	if len(res) == 0 {
+		return 0
+	}
 	return res[0]
 }
 
@@ -178,10 +175,10 @@ func (v *vm) cstring(s string) uint64 {
 }
 
 // eval evaluates code and returns the JSValue, or the error of the wasm
-// call (a trap or an aborted fuel_yield).
+// call (a trap or an aborted fuel_yield). It runs no pending jobs.
 func (v *vm) eval(code string) (uint64, error) {
-	opt := v.call("QJS_CreateEvalOption", v.cstring(code), 0, 0, v.cstring("<input>"), 0)
-	res, err := v.mod.ExportedFunction("QJS_Eval").Call(v.ctx, v.jsctx, opt)
+	opt := v.call("coderun_eval_options", v.cstring(code), 0, 0, v.cstring("<input>"), 0)
+	res, err := v.mod.ExportedFunction("coderun_eval").Call(v.ctx, v.jsctx, opt)
 	if err != nil {
 		return 0, err
 	}
@@ -190,7 +187,7 @@ func (v *vm) eval(code string) (uint64, error) {
 
 // toString converts a JSValue to a Go string.
 func (v *vm) toString(val uint64) string {
-	p := v.call("QJS_ToCString", v.jsctx, val)
+	p := v.call("coderun_to_cstring", v.jsctx, val)
 	packed, ok := v.mod.Memory().ReadUint64Le(uint32(p))
 	require.True(v.t, ok)
 	s, ok := v.mod.Memory().Read(uint32(packed>>32), uint32(packed))

@@ -8,42 +8,64 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestQuickJSFacts checks the facts about the pinned module that the
-// passes' defaults rely on.
+// quickJSFuncs returns the functions Fuel treats apart in m, found the way
+// Fuel finds them: the interpreter, JS_CallInternal, by the name section,
+// and the glue's interrupt handler by its export.
+func quickJSFuncs(t testing.TB, m *Module) (callInternal, handler uint32) {
+	t.Helper()
+	callInternal, err := m.funcByName(callInternalName)
+	require.NoError(t, err)
+	handler, ok := m.exportedFunc(interruptExport)
+	require.True(t, ok, "%s is not exported", interruptExport)
+	return callInternal, handler
+}
+
+// tableIndex returns the table index of function f: the value a C function
+// pointer to f holds. m has one active element segment at a constant offset.
+func tableIndex(t testing.TB, m *Module, f uint32) uint32 {
+	t.Helper()
+	require.Len(t, m.Elements, 1)
+	seg := m.Elements[0]
+	require.Equal(t, opI32Const, seg.Offset[0].Op)
+	k := slices.Index(seg.Funcs, f)
+	require.GreaterOrEqual(t, k, 0, "function %d is not in the table", f)
+	require.NotContains(t, seg.Funcs[k+1:], f, "function %d is in the table twice", f)
+	return uint32(seg.Offset[0].i32()) + uint32(k)
+}
+
+// TestQuickJSFacts checks the facts about the module (built with coderun's
+// glue) that the passes' defaults rely on.
 func TestQuickJSFacts(t *testing.T) {
 	m := decodeQuickJS(t)
+	callInternal, handler := quickJSFuncs(t, m)
 
-	// JS_CallInternal: the only function with a 220-target br_table (the
-	// opcode dispatch), a 49 KB body with 70 loops.
-	var with220 []uint32
+	// JS_CallInternal is the interpreter: by far the largest function (its
+	// opcode dispatch inlines most of QuickJS's opcodes), with loops that
+	// Fuel leaves uninstrumented by default.
+	largest, largestFunc, second := 0, uint32(0), 0
 	for i, c := range m.Code {
-		for _, in := range c.Body {
-			if in.Op == opBrTable && len(in.Vec) == 220 {
-				with220 = append(with220, m.numImportedFuncs()+uint32(i))
-			}
+		if n := len(c.raw.orig); n > largest {
+			second, largest, largestFunc = largest, n, m.numImportedFuncs()+uint32(i)
+		} else if n > second {
+			second = n
 		}
 	}
-	require.Equal(t, []uint32{quickJSCallInternal}, with220)
-	ci := m.body(quickJSCallInternal)
-	require.Len(t, ci.raw.orig, 49100)
-	require.Equal(t, 70, countBodyOps(ci.Body, opLoop))
+	require.Equal(t, callInternal, largestFunc)
+	require.Greater(t, largest, 2*second, "no other function is an interpreter")
+	require.Positive(t, countBodyOps(m.body(callInternal).Body, opLoop))
 
-	// The interrupt handler is table element 484 and reads
-	// os_pending_signals: return (os_pending_signals >> SIGINT) & 1.
-	seg := m.Elements[0]
-	require.Equal(t, []Instr{i32Const(1), simple(opEnd)}, seg.Offset)
-	require.Equal(t, quickJSInterruptHandler, seg.Funcs[QuickJSInterruptTableIndex-1])
-	ft, ok := m.funcType(quickJSInterruptHandler)
+	// The interrupt handler is the glue's coderun_interrupt, return 0, and
+	// reached through the table (JS_SetInterruptHandler stores a pointer).
+	ft, ok := m.funcType(handler)
 	require.True(t, ok)
 	require.Equal(t, FuncType{Params: []ValType{i32, i32}, Results: []ValType{i32}}, ft)
-	h := m.body(quickJSInterruptHandler)
+	h := m.body(handler)
 	require.Empty(t, h.Locals)
-	require.Equal(t, []Instr{
-		i32Const(99864), {Op: opI32Load, A: 2}, // os_pending_signals
-		i32Const(2), simple(opI32ShrU), // SIGINT
-		i32Const(1), simple(opI32And),
-		simple(opEnd),
-	}, h.Body)
+	require.Equal(t, []Instr{i32Const(0), simple(opEnd)}, h.Body)
+	byName, err := m.funcByName(interruptExport)
+	require.NoError(t, err)
+	require.Equal(t, handler, byName, "the name section agrees with the exports")
+	require.Positive(t, tableIndex(t, m, handler))
 }
 
 func countBodyOps(body []Instr, op Opcode) int {
@@ -77,35 +99,12 @@ func TestExportStackPointer(t *testing.T) {
 	}
 }
 
-func TestExportStdLoop(t *testing.T) {
-	m := decodeQuickJS(t)
-	require.NoError(t, ExportStdLoop(m))
-	e := m.Exports[len(m.Exports)-1]
-	require.Equal(t, stdLoopExport, e.Name)
-	ft, _ := m.funcType(e.Index)
-	require.Equal(t, []ValType{i32}, ft.Params)
-	require.Empty(t, ft.Results)
-	// js_std_loop runs the job queue: it calls JS_ExecutePendingJob (rt, &ctx)
-	// -> i32 in a loop that continues while the result is positive.
-	var pendingJobCalls int
-	body := m.body(e.Index).Body
-	for i, in := range body[:len(body)-4] {
-		ft, _ := m.funcType(in.A)
-		if in.Op == opCall && len(ft.Params) == 2 && len(ft.Results) == 1 &&
-			body[i+1].Op == opLocalTee && body[i+3].Op == Opcode(0x4a) /* i32.gt_s */ && body[i+4].Op == opBrIf {
-			pendingJobCalls++
-		}
-	}
-	require.Equal(t, 1, pendingJobCalls)
-	require.ErrorContains(t, ExportStdLoop(m), "already exists")
-	require.ErrorContains(t, ExportStdLoop(&Module{}), "not exported")
-}
-
 func TestGrowTrap(t *testing.T) {
 	m := decodeQuickJS(t)
+	funcs := len(m.Code)
 	require.NoError(t, growTrap(m))
-	require.Len(t, m.Code, 1139)
-	grow := m.numImportedFuncs() + 1138
+	require.Len(t, m.Code, funcs+1)
+	grow := m.numImportedFuncs() + uint32(funcs)
 	ft, _ := m.funcType(grow)
 	require.Equal(t, FuncType{Params: []ValType{i32}, Results: []ValType{i32}}, ft)
 	require.Equal(t, 1, countOps(m, opMemoryGrow), "only the helper grows memory")
@@ -126,12 +125,20 @@ func TestGrowTrap(t *testing.T) {
 
 func TestFuel(t *testing.T) {
 	orig := decodeQuickJS(t)
+	callInternal, handler := quickJSFuncs(t, orig)
 	m := decodeQuickJS(t)
+	// The build has bulk memory instructions (-mbulk-memory: memcpy and
+	// memset are memory.copy and memory.fill); a function with both is
+	// added all the same, so that their rewrite is checked on known operands.
+	require.Positive(t, countOps(orig, opMemoryCopy)+countOps(orig, opMemoryFill))
+	withBulk(orig)
+	withBulk(m)
+	imported, funcs := orig.numImportedFuncs(), len(orig.Code)
 	require.NoError(t, Fuel(m, FuelConfig{LoopCost: 3}))
 
 	// The import is appended, and every defined function index shifts.
-	require.Len(t, m.Imports, 25)
-	yield := uint32(24)
+	require.Len(t, m.Imports, len(orig.Imports)+1)
+	yield := imported
 	im := m.Imports[yield]
 	require.Equal(t, fuelImportModule, im.Module)
 	require.Equal(t, fuelImportName, im.Name)
@@ -162,8 +169,8 @@ func TestFuel(t *testing.T) {
 	require.Equal(t, Export{Name: StopGlobalExport, Kind: ExternGlobal, Index: stop}, m.Exports[len(m.Exports)-1])
 
 	// The chunked bulk memory and grow helpers follow the original functions.
-	require.Len(t, m.Code, 1138+3)
-	copyHelper, fillHelper, growHelper := uint32(25+1138), uint32(25+1139), uint32(25+1140)
+	require.Len(t, m.Code, funcs+3)
+	copyHelper, fillHelper, growHelper := imported+1+uint32(funcs), imported+1+uint32(funcs)+1, imported+1+uint32(funcs)+2
 	for _, h := range []uint32{copyHelper, fillHelper} {
 		ft, _ := m.funcType(h)
 		require.True(t, ft.Equal(FuncType{Params: []ValType{i32, i32, i32}}), "%v", ft)
@@ -175,17 +182,17 @@ func TestFuel(t *testing.T) {
 	}
 	var loops, checked int
 	for i := range orig.Code {
-		idx := uint32(24 + i)
+		idx := imported + uint32(i)
 		before, after := orig.Code[i], m.Code[i]
 		switch idx {
-		case quickJSInterruptHandler:
+		case handler:
 			require.Equal(t, []LocalGroup{{Count: 1, Type: i64}}, after.Locals)
 			require.Equal(t, append(check(2, i64Const(defaultInterruptCost)), indexed(opGlobalGet, stop), simple(opEnd)), after.Body)
 			continue
 		}
 		// The interpreter's dispatch loop is left to the interrupt handler.
 		skip := map[int]bool{}
-		if idx == quickJSCallInternal {
+		if idx == callInternal {
 			skip = dispatchLoops(before.Body)
 			require.Len(t, skip, 1)
 		}
@@ -246,7 +253,8 @@ func TestFuel(t *testing.T) {
 		}
 		require.Len(t, after.Body, k)
 	}
-	require.Equal(t, 1726-1, loops)
+	require.Equal(t, countOps(orig, opLoop)-1, loops, "every loop but the interpreter's dispatch loop")
+	require.Greater(t, loops, 1000, "QuickJS's C loops")
 	require.Equal(t, loops, checked)
 
 	out, err := m.Encode()
@@ -256,7 +264,23 @@ func TestFuel(t *testing.T) {
 	require.Equal(t, m.Code[100].Body, m2.Code[100].Body)
 }
 
+// withBulk adds to m a function (i32, i32, i32) -> () that runs
+// memory.copy and memory.fill on its arguments.
+func withBulk(m *Module) {
+	get := func() []Instr { return []Instr{indexed(opLocalGet, 0), indexed(opLocalGet, 1), indexed(opLocalGet, 2)} }
+	body := append(get(), simple(opMemoryCopy))
+	body = append(append(body, get()...), simple(opMemoryFill), simple(opEnd))
+	m.addFunc(FuncType{Params: []ValType{i32, i32, i32}}, nil, body)
+}
+
+// bulkHelperCount is the number of bulk memory and grow helpers Fuel adds
+// to m.
+func bulkHelperCount(m *Module) int {
+	return min(countOps(m, opMemoryCopy), 1) + min(countOps(m, opMemoryFill), 1) + min(countOps(m, opMemoryGrow), 1)
+}
+
 func TestFuelConfig(t *testing.T) {
+	callInternal, handler := quickJSFuncs(t, decodeQuickJS(t))
 	for _, tc := range []struct {
 		name string
 		cfg  FuelConfig
@@ -264,7 +288,7 @@ func TestFuelConfig(t *testing.T) {
 	}{
 		{"negative cost", FuelConfig{LoopCost: -1}, "must not be negative"},
 		{"imported handler", FuelConfig{InterruptHandler: 3}, "not a defined function"},
-		{"handler type", FuelConfig{InterruptHandler: 266}, "want (i32, i32) -> i32"},
+		{"handler type", FuelConfig{InterruptHandler: callInternal}, "want (i32, i32) -> i32"},
 		{"skip imported", FuelConfig{SkipLoops: []uint32{1}}, "not a defined function"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -274,29 +298,47 @@ func TestFuelConfig(t *testing.T) {
 
 	// Everything instrumented, no handler replacement.
 	m := decodeQuickJS(t)
-	h := slices.Clone(m.body(quickJSInterruptHandler).Body)
+	loops, funcs, helpers := countOps(m, opLoop), len(m.Code), bulkHelperCount(m)
+	h := slices.Clone(m.body(handler).Body)
 	require.NoError(t, Fuel(m, FuelConfig{SkipLoops: []uint32{}, InterruptHandler: noInterruptHandler}))
-	require.Equal(t, h, m.body(quickJSInterruptHandler+1).Body)
-	require.Equal(t, 1726+3, countOps(m, opLoop), "the bulk memory and grow helpers have a loop each")
+	require.Equal(t, h, m.body(handler+1).Body)
+	require.Equal(t, loops+helpers, countOps(m, opLoop), "the bulk memory and grow helpers have a loop each")
 	var checks int
-	for _, c := range m.Code[:1138] {
+	for _, c := range m.Code[:funcs] {
 		for k, in := range c.Body {
 			if in.Op == opLoop && c.Body[k+1].Op == opGlobalGet {
 				checks++
 			}
 		}
 	}
-	require.Equal(t, 1726, checks)
+	require.Equal(t, loops, checks)
+
+	// The defaults need the name section and the glue's export.
+	noNames := decodeQuickJS(t)
+	noNames.Customs = nil
+	require.ErrorContains(t, Fuel(noNames, FuelConfig{}), "no name section")
+	noExport := decodeQuickJS(t)
+	noExport.Exports = slices.DeleteFunc(noExport.Exports, func(e Export) bool { return e.Name == interruptExport })
+	require.ErrorContains(t, Fuel(noExport, FuelConfig{}), interruptExport+" is not exported")
 }
 
 func TestHardenSize(t *testing.T) {
+	orig := decodeQuickJS(t)
+	indirectTypes := map[uint32]bool{}
+	for _, c := range orig.Code {
+		for _, in := range c.Body {
+			if in.Op == opCallIndirect {
+				indirectTypes[in.A] = true
+			}
+		}
+	}
 	b := hardened(t)
 	m, err := Decode(b)
 	require.NoError(t, err)
-	require.Len(t, m.Imports, 26)
-	// The dispatcher and its two warm-up helpers, 30 call_indirect
-	// selectors, grow_checked, and the bulk memory and grow helpers.
-	require.Equal(t, 1138+3+30+4, len(m.Code))
+	require.Len(t, m.Imports, len(orig.Imports)+2, "fuel_yield and the stack watch hook")
+	// The dispatcher and its two warm-up helpers, one call_indirect
+	// selector per type, grow_checked, and the bulk memory and grow helpers.
+	require.Equal(t, len(orig.Code)+3+len(indirectTypes)+1+bulkHelperCount(orig), len(m.Code))
 	t.Logf("hardened module: %d bytes (original %d)", len(b), len(QuickJS()))
 	again, err := Harden(QuickJS(), FuelConfig{})
 	require.NoError(t, err)
@@ -307,6 +349,7 @@ func TestHardenSize(t *testing.T) {
 
 func TestFuelBackEdges(t *testing.T) {
 	orig := decodeQuickJS(t)
+	callInternal, handler := quickJSFuncs(t, orig)
 	m := decodeQuickJS(t)
 	require.NoError(t, Fuel(m, FuelConfig{BackEdges: true}))
 	g := uint32(len(m.Globals) - 2) // the fuel global; the stop global follows
@@ -314,7 +357,7 @@ func TestFuelBackEdges(t *testing.T) {
 	// JS_CallInternal) and the charges in the rewritten ones.
 	var backEdges, charges int
 	for i := range orig.Code {
-		if uint32(24+i) == quickJSCallInternal || uint32(24+i) == quickJSInterruptHandler {
+		if idx := orig.numImportedFuncs() + uint32(i); idx == callInternal || idx == handler {
 			continue
 		}
 		var labels []Opcode

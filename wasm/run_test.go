@@ -41,7 +41,7 @@ func TestReferenceResults(t *testing.T) {
 	rt, orig := newReference(t, wazero.NewRuntimeConfigInterpreter())
 	for _, p := range programs {
 		t.Run(p.name, func(t *testing.T) {
-			got, err := newVM(t, rt, orig, nil, false).evalString(p.code)
+			got, err := newVM(t, rt, orig, nil).evalString(p.code)
 			require.NoError(t, err)
 			require.Equal(t, p.want, got)
 		})
@@ -53,7 +53,7 @@ func TestHardenedRuns(t *testing.T) {
 	hard := compile(t, rt, hardened(t))
 	for _, p := range programs {
 		t.Run(p.name, func(t *testing.T) {
-			v := newVM(t, rt, hard, &meter{quantum: 10000}, true)
+			v := newVM(t, rt, hard, &meter{quantum: 10000})
 			got, err := v.evalString(p.code)
 			require.NoError(t, err)
 			require.Equal(t, p.want, got)
@@ -72,7 +72,7 @@ func TestFuelStopsInfiniteLoop(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m := &meter{quantum: 100_000, maxRefills: 20}
-			v := newVM(t, rt, hard, m, true)
+			v := newVM(t, rt, hard, m)
 			start := time.Now()
 			_, err := v.eval(tc.code)
 			require.ErrorIs(t, err, errOutOfFuel)
@@ -94,7 +94,7 @@ func TestFuelDeterministic(t *testing.T) {
 	var fuel []int64
 	for i := range 5 {
 		// Different quanta move the yield points but not the total.
-		v := newVM(t, rt, hard, &meter{quantum: int64(1000 + 7919*i)}, true)
+		v := newVM(t, rt, hard, &meter{quantum: int64(1000 + 7919*i)})
 		got, err := v.evalString(code)
 		require.NoError(t, err)
 		if i == 0 {
@@ -121,14 +121,14 @@ func TestGrowTrapEndsRun(t *testing.T) {
 		{"one big allocation in try", `try { new ArrayBuffer(1e8) } catch (e) { "caught: " + e }`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			v := newVM(t, rt, hard, nil, true)
+			v := newVM(t, rt, hard, nil)
 			_, err := v.evalString(tc.code)
 			require.ErrorContains(t, err, "wasm error: unreachable")
 		})
 	}
 	t.Run("the original raises a JS exception", func(t *testing.T) {
 		refRT, orig := newReference(t, wazero.NewRuntimeConfigInterpreter().WithMemoryLimitPages(512))
-		v := newVM(t, refRT, orig, nil, false)
+		v := newVM(t, refRT, orig, nil)
 		got, err := v.evalString(`try { new ArrayBuffer(1e8) } catch (e) { "caught: " + e }`)
 		require.NoError(t, err)
 		require.Equal(t, "caught: InternalError: out of memory", got)
@@ -143,8 +143,13 @@ func TestStackPointerExported(t *testing.T) {
 	defer mod.Close(context.Background())
 	g := mod.ExportedGlobal(stackPointerExport)
 	require.NotNil(t, g)
-	require.Equal(t, uint64(165408), g.Get())
 	require.Equal(t, api.ValueTypeI32, g.Type())
+	// The stack starts at the top of the linker's stack region, where the
+	// heap begins, as in the original module.
+	heapBase := mod.ExportedGlobal("__heap_base")
+	require.NotNil(t, heapBase)
+	require.Equal(t, heapBase.Get(), g.Get())
+	require.Equal(t, uint64(uint32(decodeQuickJS(t).Globals[0].Init[0].i32())), g.Get())
 	fuel := mod.ExportedGlobal(FuelGlobalExport)
 	require.NotNil(t, fuel)
 	require.Equal(t, api.ValueTypeI64, fuel.Type())
@@ -162,20 +167,20 @@ func TestBackEdgesRuns(t *testing.T) {
 	rt := newTestRuntime(t, wazero.NewRuntimeConfigCompiler())
 	cm := compile(t, rt, src)
 	for _, p := range programs {
-		v := newVM(t, rt, cm, &meter{quantum: 10000}, true)
+		v := newVM(t, rt, cm, &meter{quantum: 10000})
 		got, err := v.evalString(p.code)
 		require.NoError(t, err, p.name)
 		require.Equal(t, p.want, got, p.name)
 	}
 	var fuel []int64
 	for i := range 3 {
-		v := newVM(t, rt, cm, &meter{quantum: int64(1000 + 7919*i)}, true)
+		v := newVM(t, rt, cm, &meter{quantum: int64(1000 + 7919*i)})
 		_, err := v.evalString(programs[2].code) // sort
 		require.NoError(t, err)
 		fuel = append(fuel, v.fuelUsed())
 	}
 	require.Equal(t, []int64{fuel[0], fuel[0], fuel[0]}, fuel)
 	m := &meter{quantum: 100_000, maxRefills: 20}
-	_, err = newVM(t, rt, cm, m, true).eval(`const a=[]; a.length=1e9; a.fill(0)`)
+	_, err = newVM(t, rt, cm, m).eval(`const a=[]; a.length=1e9; a.fill(0)`)
 	require.ErrorIs(t, err, errOutOfFuel)
 }

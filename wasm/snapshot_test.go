@@ -2,6 +2,7 @@ package wasm
 
 import (
 	"bytes"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -36,10 +37,15 @@ func TestSnapshotRewritesState(t *testing.T) {
 	require.NoError(t, ExportStackPointer(m))
 	mem := make([]byte, 8*65536)
 	copy(mem[2048:], "state")
-	require.NoError(t, Snapshot(m, mem, []uint64{123456}))
+	// __stack_pointer, and __heap_base and __data_end, which are immutable:
+	// the snapshot keeps their values.
+	require.Len(t, m.Globals, 3)
+	immutable := slices.Clone(m.Globals[1:])
+	require.NoError(t, Snapshot(m, mem, []uint64{123456, 1, 2}))
 	require.Equal(t, uint32(8), m.Memories[0].Min)
 	require.Len(t, m.Data, 1)
 	require.Equal(t, int32(123456), m.Globals[0].Init[0].i32())
+	require.Equal(t, immutable, m.Globals[1:])
 	if m.DataCount != nil {
 		require.Equal(t, uint32(1), *m.DataCount)
 	}

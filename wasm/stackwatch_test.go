@@ -70,7 +70,7 @@ func TestStackWatchHook(t *testing.T) {
 			lowest = sp
 			return sp - step
 		}
-		v := newVMContext(context.WithValue(context.Background(), stackHookKey{}, hook), t, rt, cm, nil, false)
+		v := newVMContext(context.WithValue(context.Background(), stackHookKey{}, hook), t, rt, cm, nil)
 		sp := v.mod.ExportedGlobal(stackPointerExport)
 		top := uint32(sp.Get())
 		mark := v.mod.ExportedGlobal(StackMarkExport)

@@ -1,82 +1,17 @@
 package wasm
 
 import (
-	"bytes"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
 )
-
-// stdModuleCalls returns the functions New_QJSContext calls after
-// JS_NewContext.
-func stdModuleCalls(t *testing.T, m *Module) []uint32 {
-	t.Helper()
-	idx, ok := m.exportedFunc("New_QJSContext")
-	require.True(t, ok)
-	var calls []uint32
-	for _, in := range m.body(idx).Body {
-		if in.Op == opCall {
-			calls = append(calls, in.A)
-		}
-	}
-	require.Len(t, calls, 5)
-	return calls[1:]
-}
-
-// dataAddr returns the address of the C string that starts with s in m's
-// active data segments.
-func dataAddr(t *testing.T, m *Module, s string) int32 {
-	t.Helper()
-	for _, d := range m.Data {
-		if i := bytes.Index(d.Init, []byte(s)); i >= 0 && (i == 0 || d.Init[i-1] == 0) && d.Offset[0].Op == opI32Const {
-			return d.Offset[0].i32() + int32(i)
-		}
-	}
-	t.Fatalf("%q is not in the data segments", s)
-	return 0
-}
-
-func usesConst(body []Instr, v int32) bool {
-	for _, in := range body {
-		if in.Op == opI32Const && in.i32() == v {
-			return true
-		}
-	}
-	return false
-}
-
-// The four functions the pass empties are the ones that register qjs:std,
-// qjs:os and qjs:bjson and the one that imports them as globals: each uses
-// the address of its module's name, or of its module's source text.
-func TestDropStdModules(t *testing.T) {
-	m := decodeQuickJS(t)
-	calls := stdModuleCalls(t, m)
-	for i, s := range []string{"qjs:std\x00", "qjs:os\x00", "qjs:bjson\x00", "import * as bjson from 'qjs:bjson';\n"} {
-		require.True(t, usesConst(m.body(calls[i]).Body, dataAddr(t, m, s)), "function %d uses %q", calls[i], s)
-	}
-	// New_QJS inlines New_QJSContext: it calls the same four.
-	newQJS, _ := m.exportedFunc("New_QJS")
-	var inNewQJS []uint32
-	for _, in := range m.body(newQJS).Body {
-		if in.Op == opCall && (in.A == calls[0] || in.A == calls[1] || in.A == calls[2] || in.A == calls[3]) {
-			inNewQJS = append(inNewQJS, in.A)
-		}
-	}
-	require.Equal(t, calls, inNewQJS)
-
-	require.NoError(t, dropStdModules(m))
-	for _, f := range calls {
-		require.Equal(t, []Instr{simple(opEnd)}, m.body(f).Body)
-		require.Empty(t, m.body(f).Locals)
-	}
-	_, err := m.Encode()
-	require.NoError(t, err)
-	require.ErrorContains(t, dropStdModules(&Module{}), "not exported")
-}
 
 func TestRefuseImports(t *testing.T) {
 	m := decodeQuickJS(t)
-	loader, _ := m.exportedFunc("QJS_ModuleLoader")
+	loader, _ := m.exportedFunc("coderun_module_loader")
+	throw, _ := m.exportedFunc("coderun_throw_reference_error")
 	original := append([]Instr(nil), m.body(loader).Body...)
 	require.NoError(t, refuseImports(m))
 	e := m.Exports[len(m.Exports)-1]
@@ -87,7 +22,32 @@ func TestRefuseImports(t *testing.T) {
 	require.Equal(t, GlobalType{ValType: i32, Mutable: true}, g)
 	body := m.body(loader).Body
 	require.Equal(t, original, body[len(body)-len(original):], "the loader is prefixed, not changed")
-	require.Equal(t, []Instr{indexed(opGlobalGet, e.Index), blockInstr(opIf, blockEmpty)}, body[:2])
+	require.Equal(t, []Instr{
+		indexed(opGlobalGet, e.Index), blockInstr(opIf, blockEmpty),
+		indexed(opLocalGet, 0), indexed(opGlobalGet, e.Index), indexed(opCall, throw), simple(opDrop),
+		i32Const(0), simple(opReturn), simple(opEnd),
+	}, body[:len(body)-len(original)], "if (global) { throw(ctx, global); return NULL }")
 	require.ErrorContains(t, refuseImports(m), "already exists")
 	require.ErrorContains(t, refuseImports(&Module{}), "not exported")
+}
+
+// In the hardened module, import() rejects with the glue's ReferenceError
+// while the global is 0, and with the host's message once it is set.
+func TestRefuseImportsRuns(t *testing.T) {
+	rt := newTestRuntime(t, wazero.NewRuntimeConfigCompiler())
+	v := newVM(t, rt, compile(t, rt, hardened(t)), nil)
+	imported := func() string {
+		t.Helper()
+		_, err := v.evalString(`globalThis.r = "pending"; import("qjs:std").then(() => { r = "loaded" }, e => { r = String(e) }); ""`)
+		require.NoError(t, err)
+		v.call("coderun_run_jobs", v.jsctx)
+		s, err := v.evalString("r")
+		require.NoError(t, err)
+		return s
+	}
+	require.Equal(t, "ReferenceError: could not load module 'qjs:std'", imported())
+	g, ok := v.mod.ExportedGlobal(ImportErrorExport).(api.MutableGlobal)
+	require.True(t, ok)
+	g.Set(v.cstring("no modules here"))
+	require.Equal(t, "ReferenceError: no modules here", imported())
 }

@@ -2,6 +2,7 @@ package wasm
 
 import (
 	"context"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -11,15 +12,25 @@ import (
 func TestDirectCalls(t *testing.T) {
 	m := decodeQuickJS(t)
 	funcs := len(m.Code)
+	_, h := quickJSFuncs(t, m)
+	hIndex, tableSize := tableIndex(t, m, h), m.Tables[0].Limits.Min
+	indirectTypes := map[uint32]bool{}
+	for _, c := range m.Code {
+		for _, in := range c.Body {
+			if in.Op == opCallIndirect {
+				indirectTypes[in.A] = true
+			}
+		}
+	}
 	require.NoError(t, directCalls(m))
 	require.Empty(t, m.Tables)
 	require.Empty(t, m.Elements)
 	require.Zero(t, countOps(m, opCallIndirect))
-	require.Len(t, m.Code, funcs+30, "one selector per call_indirect type")
+	require.Len(t, m.Code, funcs+len(indirectTypes), "one selector per call_indirect type")
 
 	// The interrupt handler's type selects it at its table index, and
 	// nothing at the indices of functions of other types.
-	handler, _ := m.funcType(quickJSInterruptHandler)
+	handler, _ := m.funcType(h)
 	sel := m.numImportedFuncs() + uint32(funcs)
 	for ; sel < m.numImportedFuncs()+uint32(len(m.Code)); sel++ {
 		ft, _ := m.funcType(sel)
@@ -38,9 +49,9 @@ func TestDirectCalls(t *testing.T) {
 			calls = append(calls, in.A)
 		}
 	}
-	require.Len(t, table.Vec, 542)
+	require.Len(t, table.Vec, int(tableSize))
 	require.Equal(t, table.A, table.Vec[0], "index 0 is empty: it traps")
-	require.Equal(t, quickJSInterruptHandler, calls[table.Vec[QuickJSInterruptTableIndex]])
+	require.Equal(t, h, calls[table.Vec[hIndex]])
 	for i, l := range table.Vec {
 		if l != table.A {
 			ft, _ := m.funcType(calls[l])
@@ -76,8 +87,15 @@ func TestDirectCalls(t *testing.T) {
 func TestDirectCallsTrap(t *testing.T) {
 	m := decodeQuickJS(t)
 	funcs := len(m.Code)
+	_, h := quickJSFuncs(t, m)
+	hIndex, tableSize := tableIndex(t, m, h), m.Tables[0].Limits.Min
+	handler, _ := m.funcType(h)
+	// A slot holding a function of another type.
+	seg := m.Elements[0]
+	other := slices.IndexFunc(seg.Funcs, func(f uint32) bool { ft, _ := m.funcType(f); return !ft.Equal(handler) })
+	require.GreaterOrEqual(t, other, 0)
+	otherIndex := uint64(seg.Offset[0].i32()) + uint64(other)
 	require.NoError(t, directCalls(m))
-	handler, _ := m.funcType(quickJSInterruptHandler)
 	var sel uint32
 	for i := funcs; i < len(m.Code); i++ {
 		ft, _ := m.funcType(m.numImportedFuncs() + uint32(i))
@@ -91,11 +109,12 @@ func TestDirectCallsTrap(t *testing.T) {
 	rt := newTestRuntime(t, wazero.NewRuntimeConfigCompiler())
 	v := instantiate(context.Background(), t, rt, compile(t, rt, bin), nil)
 	f := v.mod.ExportedFunction("select")
-	// The handler returns (os_pending_signals >> SIGINT) & 1: 0 here.
-	res, err := f.Call(v.ctx, 0, 0, uint64(QuickJSInterruptTableIndex))
+	// The glue's handler returns 0; a non-zero result would come from
+	// another function.
+	res, err := f.Call(v.ctx, 0, 0, uint64(hIndex))
 	require.NoError(t, err)
 	require.Equal(t, []uint64{0}, res)
-	for _, index := range []uint64{0, 1, 542, 1 << 31} {
+	for _, index := range []uint64{0, otherIndex, uint64(tableSize), 1 << 31} {
 		_, err := f.Call(v.ctx, 0, 0, index)
 		require.ErrorContains(t, err, "unreachable", "index %d", index)
 	}

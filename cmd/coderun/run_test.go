@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/coderun/coderun/wasm"
 	"github.com/coderun/coderun/wasm/upstream"
 )
 
@@ -118,11 +119,15 @@ func TestVersion(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	require.Equal(t, 0, run([]string{"version"}, strings.NewReader(""), &stdout, &stderr), stderr.String())
 	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
-	require.Len(t, lines, 4, stdout.String())
+	require.Len(t, lines, 5, stdout.String())
 	require.Equal(t, "coderun (devel)", lines[0], "a test binary has no module version")
-	require.Equal(t, "QuickJS-NG 0.10.1", lines[1])
-	require.Equal(t, "wasm sha256 "+upstream.SHA256(), lines[2])
-	require.Regexp(t, `^go1\.\d+.* \w+/\w+$`, lines[3])
-	sum := sha256.Sum256(upstream.Module())
-	require.Equal(t, upstream.SHA256(), hex.EncodeToString(sum[:]), "the printed SHA-256 is the module's")
+	require.Equal(t, "QuickJS-NG "+upstream.Version()+" (commit "+upstream.Commit()+")", lines[1])
+	require.Regexp(t, `^QuickJS-NG \d+\.\d+\.\d+\S* \(commit [0-9a-f]{40}\)$`, lines[1])
+	require.Equal(t, "built with "+upstream.Toolchain(), lines[2])
+	require.Contains(t, lines[2], "clang-19 ")
+	module, _, err := wasm.Engine()
+	require.NoError(t, err)
+	sum := sha256.Sum256(module)
+	require.Equal(t, "wasm sha256 "+hex.EncodeToString(sum[:]), lines[3], "the printed SHA-256 is that of the module that runs")
+	require.Regexp(t, `^go1\.\d+.* \w+/\w+$`, lines[4])
 }

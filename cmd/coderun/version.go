@@ -12,8 +12,9 @@ import (
 const versionUsage = `usage: coderun version
 
 Prints the version of coderun (the module version, "(devel)" when built from
-a checkout), the version of QuickJS-NG it runs and the SHA-256 of that wasm
-module, and the Go toolchain and platform.
+a checkout); the QuickJS-NG version and commit it runs, the toolchain that
+compiled it, and the SHA-256 of the wasm module that runs (the engine as
+generated, passes and snapshot included); and the Go toolchain and platform.
 `
 
 // newVersionCommand returns `coderun version`, which has no flags.
@@ -32,9 +33,9 @@ func runVersion(args []string, stdout, stderr io.Writer) int {
 		c.misuse(stderr)
 		return 2
 	}
-	engineVersion, engineSHA256 := engine()
-	fmt.Fprintf(stdout, "coderun %s\nQuickJS-NG %s\nwasm sha256 %s\n%s %s/%s\n",
-		version(), engineVersion, engineSHA256, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	e := engine()
+	fmt.Fprintf(stdout, "coderun %s\nQuickJS-NG %s (commit %s)\nbuilt with %s\nwasm sha256 %s\n%s %s/%s\n",
+		version(), e.Version, e.Commit, e.Toolchain, e.ModuleSHA256, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 	return 0
 }
 
@@ -47,12 +48,18 @@ func version() string {
 	return "(devel)"
 }
 
-// engine returns the version of QuickJS-NG that coderun runs and the
-// SHA-256 of its wasm module, the one place the CLI reads them.
-func engine() (version, sha256 string) {
+// engineInfo is what `coderun version` says of the engine.
+type engineInfo struct {
+	Version, Commit, Toolchain, ModuleSHA256 string
+}
+
+// engine returns what the engine's manifest records: the QuickJS-NG
+// version and commit, the toolchain, and the SHA-256 of the module that
+// runs. It is the one place the CLI reads them.
+func engine() engineInfo {
 	m, err := wasm.Manifest()
 	if err != nil {
-		return "unknown", err.Error()
+		return engineInfo{Version: "unknown", Commit: "unknown", Toolchain: "unknown", ModuleSHA256: err.Error()}
 	}
-	return m.QuickJS.Version, m.QuickJS.SHA256
+	return engineInfo{Version: m.QuickJS.Version, Commit: m.QuickJS.Commit, Toolchain: m.QuickJS.Toolchain, ModuleSHA256: m.ModuleSHA256}
 }

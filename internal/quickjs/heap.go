@@ -5,16 +5,15 @@ import (
 	"fmt"
 )
 
-// The pinned build's C heap is wasi-libc's dlmalloc (MALLOC_ALIGNMENT 16,
-// FOOTERS 0, no mmap). It starts at __heap_base, which wasm-ld places at
-// the end of the original stack region, and grows contiguously with the
+// The engine's C heap is wasi-libc's dlmalloc (MALLOC_ALIGNMENT 16,
+// FOOTERS 0, no mmap). It starts at __heap_base (Layout.HeapBase), which
+// wasm-ld places at the end of the original stack region, and grows contiguously with the
 // linear memory. A chunk at p has a size word at p+4 (size | flag bits), its
 // payload at p+8; a free chunk's size is repeated at the start of the next
 // chunk (its prev_foot), and the free-list links follow the size word. The
 // last chunk, the top, is followed by a fencepost of topFootSize bytes that
 // ends exactly at the end of memory. walkHeap checks all of this.
 const (
-	heapBase     = 165408
 	chunkAlign   = 16
 	chunkPInUse  = 1 // the previous chunk is in use
 	chunkCInUse  = 2 // this chunk is in use
@@ -84,9 +83,9 @@ func (w heapWalk) inUseAt(p uint32) (chunk, bool) {
 // neighbours, no two free chunks adjacent, each free chunk's size repeated
 // in the next prev_foot) and the walk ends exactly at a top chunk followed
 // by the fencepost at the end of memory.
-func walkHeap(mem []byte) (heapWalk, error) {
+func walkHeap(mem []byte, heapBase uint32) (heapWalk, error) {
 	end := uint32(len(mem))
-	p := uint32(heapBase)
+	p := heapBase
 	p += (chunkAlign - (p+8)%chunkAlign) % chunkAlign
 	var w heapWalk
 	prevFree := false
@@ -140,7 +139,7 @@ func (in *Instance) ZeroUnused() (int, error) {
 	if !ok {
 		return 0, errors.New("quickjs: reading memory")
 	}
-	w, err := walkHeap(mem)
+	w, err := walkHeap(mem, in.layout.HeapBase)
 	if err != nil {
 		return 0, err
 	}

@@ -13,7 +13,7 @@ import (
 func newStackInstance(t testing.TB) *Instance {
 	t.Helper()
 	in := newInstanceWith(t, &nopHost{}, InitOptions{StackBytes: 256 << 10, StackMargin: 8 << 10},
-		wasm.ExportStdLoop, wasm.ExportStackPointer, wasm.AddDispatcher)
+		wasm.ExportStackPointer, wasm.AddDispatcher)
 	require.NotZero(t, in.stackBase)
 	return in
 }
@@ -63,7 +63,7 @@ func TestWalkHeap(t *testing.T) {
 	in := newStackInstance(t)
 	live, _ := churn(t, in)
 	mem := memory(t, in)
-	w, err := walkHeap(mem)
+	w, err := walkHeap(mem, in.layout.HeapBase)
 	require.NoError(t, err)
 	require.Greater(t, len(w.chunks), 100)
 	free := 0
@@ -92,7 +92,7 @@ func TestWalkHeapRejectsCorruption(t *testing.T) {
 	in := newStackInstance(t)
 	churn(t, in)
 	mem := memory(t, in)
-	w, err := walkHeap(mem)
+	w, err := walkHeap(mem, in.layout.HeapBase)
 	require.NoError(t, err)
 	var used, free chunk
 	for _, c := range w.chunks[:len(w.chunks)-1] {
@@ -122,7 +122,7 @@ func TestWalkHeapRejectsCorruption(t *testing.T) {
 		{"heap cut short", func(b []byte) []byte { return b[:top.p+8] }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := walkHeap(tc.corrupt(bytes.Clone(mem)))
+			_, err := walkHeap(tc.corrupt(bytes.Clone(mem)), in.layout.HeapBase)
 			require.Error(t, err)
 		})
 	}
@@ -168,7 +168,7 @@ func TestZeroUnused(t *testing.T) {
 	require.GreaterOrEqual(t, n, 50000-largeFreeLink)
 	require.Zero(t, nonZero(mem[in.stackBase:in.StackPointer()]))
 
-	w, err := walkHeap(mem)
+	w, err := walkHeap(mem, in.layout.HeapBase)
 	require.NoError(t, err, "the heap still walks")
 	for i, c := range w.chunks {
 		if !c.free {
@@ -204,7 +204,7 @@ func TestZeroUnusedRefusesABrokenHeap(t *testing.T) {
 	in := newStackInstance(t)
 	churn(t, in)
 	mem := memory(t, in)
-	w, err := walkHeap(mem)
+	w, err := walkHeap(mem, in.layout.HeapBase)
 	require.NoError(t, err)
 	top := w.top()
 	fence := le32(mem[top.p+top.size+4:])

@@ -29,14 +29,15 @@ type Layout struct {
 	// error_stack_trace_limit follows (0 when discovery failed: see
 	// discoverErrorStack and Instance.Interrupt).
 	ErrorStack uint32
+	// StackBase and HeapBase are the linker's original stack region,
+	// [StackBase, HeapBase), where the C heap starts (the module's
+	// __data_end, rounded up to 16, and __heap_base).
+	StackBase, HeapBase uint32
 }
 
-// discoveryMagic is passed as max_stack_size to New_QJS, which stores it in
+// discoveryMagic is passed as max_stack_size to coderun_new, which stores it in
 // rt->stack_size; it has no other effect on WASI.
 const discoveryMagic = 0x5eedc0de
-
-// Original stack region of the pinned build: [originalStackBase, 165408).
-const originalStackBase = 99872
 
 // InitOptions configure Init.
 type InitOptions struct {
@@ -46,9 +47,6 @@ type InitOptions struct {
 	// StackMargin is the room kept below QuickJS's stack limit for C code
 	// that does not check the limit (error construction, builtins).
 	StackMargin uint32
-	// InterruptHandler, when non-zero, is the function-table index installed
-	// as rt->interrupt_handler.
-	InterruptHandler uint32
 	// GCThreshold, when non-zero, is QuickJS's malloc_gc_threshold: the
 	// cycle collector runs when the engine's heap grows past it. NoCycleGC
 	// turns the collector off.
@@ -62,12 +60,12 @@ const NoCycleGC = 0xffffffff
 // Init creates the QuickJS runtime and context, discovers the JSRuntime
 // layout, and applies opts.
 func (in *Instance) Init(opts InitOptions) error {
-	q, err := in.invoke(wasm.DispatchNewQJS, 0, discoveryMagic, 0, uint64(opts.GCThreshold))
+	q, err := in.invoke(wasm.DispatchNew, 0, discoveryMagic, 0, uint64(opts.GCThreshold))
 	if err != nil {
-		return fmt.Errorf("quickjs: New_QJS: %w", err)
+		return fmt.Errorf("quickjs: coderun_new: %w", err)
 	}
 	if uint32(q) == 0 {
-		return errors.New("quickjs: New_QJS failed")
+		return errors.New("quickjs: coderun_new failed")
 	}
 	in.qjs = uint32(q)
 	rt, ok := in.mem.ReadUint32Le(in.qjs)
@@ -75,7 +73,7 @@ func (in *Instance) Init(opts InitOptions) error {
 		return errors.New("quickjs: no JSRuntime")
 	}
 	in.rt = rt
-	c, err := in.invoke(wasm.DispatchGetContext, q)
+	c, err := in.invoke(wasm.DispatchContext, q)
 	if err != nil {
 		return err
 	}
@@ -94,7 +92,10 @@ func (in *Instance) Init(opts InitOptions) error {
 	if in.layout.ErrorStack, err = in.discoverErrorStack(); err != nil {
 		return err
 	}
-	base := uint32(originalStackBase)
+	if err := in.discoverRegions(); err != nil {
+		return err
+	}
+	base := in.layout.StackBase
 	if opts.StackBytes > 0 && in.stackPointer != nil {
 		p, err := in.malloc(opts.StackBytes)
 		if err != nil {
@@ -104,19 +105,29 @@ func (in *Instance) Init(opts InitOptions) error {
 		in.stackPointer.Set(uint64((p + opts.StackBytes) &^ 15))
 	}
 	in.mem.WriteUint32Le(in.rt+in.layout.StackLimit, base+opts.StackMargin)
-	if opts.InterruptHandler != 0 {
-		in.mem.WriteUint32Le(in.rt+in.layout.InterruptHandler, opts.InterruptHandler)
+	return nil
+}
+
+// discoverRegions reads where the linker put the stack and the heap from
+// the module's exported __data_end and __heap_base.
+func (in *Instance) discoverRegions() error {
+	dataEnd, ok1 := in.GlobalValue("__data_end")
+	heapBase, ok2 := in.GlobalValue("__heap_base")
+	stack := (uint32(dataEnd) + 15) &^ 15
+	if !ok1 || !ok2 || stack >= uint32(heapBase) {
+		return errors.New("quickjs: the module does not export a plausible __data_end and __heap_base")
 	}
+	in.layout.StackBase, in.layout.HeapBase = stack, uint32(heapBase)
 	return nil
 }
 
 // discover finds rt->stack_size by the magic New_QJS stored there, then
-// checks the fields around it against quickjs-ng 0.10.1's struct JSRuntime:
+// checks the fields around it against QuickJS-NG's struct JSRuntime:
 // stack_size, stack_top, stack_limit (0 on WASI), current_exception
 // (JS_UNINITIALIZED, 8-byte aligned), three bools, current_stack_frame
-// (NULL outside a call), interrupt_handler (NULL).
+// (NULL outside a call), interrupt_handler (the glue's, set).
 func (in *Instance) discover() (Layout, error) {
-	const scan = 512
+	const scan = 4096
 	b, ok := in.mem.Read(in.rt, scan)
 	if !ok {
 		return Layout{}, errors.New("quickjs: JSRuntime out of bounds")
@@ -148,8 +159,8 @@ func (in *Instance) discover() (Layout, error) {
 		return Layout{}, errors.New("quickjs: JSRuntime layout check failed: implausible stack_top")
 	case le32(b[l.CurrentException+4:]) != uint32(tagUninitialized):
 		return Layout{}, errors.New("quickjs: JSRuntime layout check failed: current_exception is not uninitialized")
-	case le32(b[frame:]) != 0 || le32(b[l.InterruptHandler:]) != 0:
-		return Layout{}, errors.New("quickjs: JSRuntime layout check failed: frame or interrupt handler set")
+	case le32(b[frame:]) != 0 || le32(b[l.InterruptHandler:]) == 0:
+		return Layout{}, errors.New("quickjs: JSRuntime layout check failed: a frame is set, or no interrupt handler")
 	}
 	return l, nil
 }
@@ -162,32 +173,36 @@ const (
 )
 
 // discoverString finds where struct JSString keeps an 8-bit string's
-// characters: after the reference count, a word holding len (31 bits) and
-// is_wide_char (the top bit), and the hash words. It evaluates the two
-// probes and checks both words; when they do not match, it returns 0 and
-// strings are read the slow way.
+// characters: after a word holding len (31 bits) and is_wide_char (the top
+// bit), a word holding hash (28 bits), kind (2 bits, 0 for a string that
+// holds its own characters) and atom_type (2 bits), and the links. It
+// evaluates the two probes and checks both words, and that the reference
+// count sits in the allocator's header just before the string (refCountAt);
+// when they do not match, it returns 0 and strings are read the slow way.
 func (in *Instance) discoverString() (uint32, error) {
-	probe := func(src string) (uint32, []byte, error) {
+	probe := func(src string) ([]byte, uint32, error) {
 		v, err := in.Eval(src, "coderun:probe", EvalGlobal)
 		if err != nil {
-			return 0, nil, err
+			return nil, 0, err
 		}
 		defer in.FreeValue(v)
 		if v.Tag() != TagString {
-			return 0, nil, nil
+			return nil, 0, nil
 		}
 		b, _ := in.mem.Read(uint32(v), 64)
-		return uint32(v), append([]byte(nil), b...), nil
+		rc, _ := in.mem.ReadUint32Le(uint32(v) + refCountAt)
+		return append([]byte(nil), b...), rc, nil
 	}
-	_, b, err := probe(`"` + stringProbe + `"`)
+	b, rc, err := probe(`"` + stringProbe + `"`)
 	if err != nil || b == nil {
 		return 0, err
 	}
-	_, w, err := probe(`"` + wideStringProbe + `"`)
+	w, _, err := probe(`"` + wideStringProbe + `"`)
 	if err != nil || w == nil {
 		return 0, err
 	}
-	if le32(b[4:]) != uint32(len(stringProbe)) || le32(w[4:]) != 1<<31|wideProbeLen {
+	if le32(b) != uint32(len(stringProbe)) || le32(w) != 1<<31|wideProbeLen ||
+		le32(b[4:])>>28&3 != 0 || rc != 1 {
 		return 0, nil
 	}
 	for off := 8; off+len(stringProbe) <= len(b); off += 4 {
@@ -207,7 +222,7 @@ const (
 
 // discoverErrorStack finds JSContext.error_stack_trace_limit by setting
 // Error.stackTraceLimit to a probe and looking for the only field holding
-// it, then checks it against quickjs-ng 0.10.1's struct JSContext: the
+// it, then checks it against QuickJS-NG's struct JSContext: the
 // field before it, error_prepare_stack, is undefined in a new context, and
 // the limit reads back as QuickJS's default once that is set again. It
 // returns the offset of error_prepare_stack, or 0 when the checks fail.

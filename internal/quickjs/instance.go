@@ -192,7 +192,7 @@ func (in *Instance) Interrupt() bool {
 		return false
 	}
 	switch in.op {
-	case wasm.DispatchCall, wasm.DispatchEval, wasm.DispatchStdLoop:
+	case wasm.DispatchCall, wasm.DispatchEval, wasm.DispatchRunJobs:
 	default:
 		return false
 	}
@@ -326,11 +326,14 @@ func (in *Instance) FreeValue(v Value) error {
 	}
 	// What JS_FreeValue does when other references remain (a delivered
 	// result is held by the promise it resolved): decrement the count that
-	// heads every reference-counted cell. Only the last reference needs the
-	// call, which frees the cell.
-	if rc, ok := in.mem.ReadUint32Le(uint32(v)); ok && int32(rc) > 1 {
-		in.mem.WriteUint32Le(uint32(v), rc-1)
-		return nil
+	// the allocator's header keeps just before every reference-counted
+	// cell. Only the last reference needs the call, which frees the cell.
+	if in.layout.StringChars != 0 {
+		at := uint32(v) + refCountAt
+		if rc, ok := in.mem.ReadUint32Le(at); ok && int32(rc) > 1 {
+			in.mem.WriteUint32Le(at, rc-1)
+			return nil
+		}
 	}
 	_, err := in.invoke(wasm.DispatchFreeValue, uint64(in.jsctx), uint64(v))
 	return err
@@ -415,7 +418,7 @@ func (in *Instance) evalOption(op wasm.DispatchOp, code, bytecode, bytecodeLen u
 		defer in.Free(p)
 		name = p
 	}
-	opt, err := in.invoke(wasm.DispatchCreateEvalOption, uint64(code), uint64(bytecode), uint64(bytecodeLen), uint64(name), uint64(flags))
+	opt, err := in.invoke(wasm.DispatchEvalOptions, uint64(code), uint64(bytecode), uint64(bytecodeLen), uint64(name), uint64(flags))
 	if err != nil {
 		return 0, err
 	}
@@ -430,7 +433,7 @@ func (in *Instance) evalOption(op wasm.DispatchOp, code, bytecode, bytecodeLen u
 // the hardened module has no qjs:os, see wasm.dropStdModules), and reports
 // whether a job left an exception pending.
 func (in *Instance) RunJobs() (bool, error) {
-	if _, err := in.invoke(wasm.DispatchStdLoop, uint64(in.jsctx)); err != nil {
+	if _, err := in.invoke(wasm.DispatchRunJobs, uint64(in.jsctx)); err != nil {
 		return false, err
 	}
 	// JS_HasException, read in place: rt->current_exception is set.
@@ -572,9 +575,10 @@ func (in *Instance) Latin1Chars(v Value) ([]byte, bool) {
 		return nil, false
 	}
 	p := uint32(v)
-	hdr, ok := in.mem.ReadUint32Le(p + 4)
-	if !ok || hdr>>31 != 0 {
-		return nil, false // a wide string
+	hdr, ok1 := in.mem.ReadUint32Le(p)
+	kind, ok2 := in.mem.ReadUint32Le(p + 4)
+	if !ok1 || !ok2 || hdr>>31 != 0 || kind>>28&3 != 0 {
+		return nil, false // a wide string, or a slice of another
 	}
 	return in.mem.Read(p+in.layout.StringChars, hdr&(1<<31-1))
 }
@@ -589,7 +593,7 @@ func (in *Instance) String(v Value) (string, error) {
 // NewFunctionProxy returns a JavaScript function whose calls reach
 // Host.Call; see the package documentation of wasm for its argument layout.
 func (in *Instance) NewFunctionProxy(id int64) (Value, error) {
-	v, err := in.invoke(wasm.DispatchCreateFunctionProxy, uint64(in.jsctx), uint64(id), 0, 0)
+	v, err := in.invoke(wasm.DispatchNewFunction, uint64(in.jsctx))
 	return Value(v), err
 }
 

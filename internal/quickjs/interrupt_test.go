@@ -29,8 +29,8 @@ func (h *stopHost) FuelYield(in *Instance, left int64) int64 {
 func newStopInstance(t *testing.T, h Host) *Instance {
 	t.Helper()
 	fuel := func(m *wasm.Module) error { return wasm.Fuel(m, wasm.FuelConfig{}) }
-	return newInstanceWith(t, h, InitOptions{StackMargin: 8 << 10, InterruptHandler: wasm.QuickJSInterruptTableIndex},
-		wasm.ExportStdLoop, wasm.AddDispatcher, fuel)
+	return newInstanceWith(t, h, InitOptions{StackMargin: 8 << 10},
+		wasm.AddDispatcher, fuel)
 }
 
 // Interrupt makes the JavaScript running in an Eval throw the uncatchable

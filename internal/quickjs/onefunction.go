@@ -13,8 +13,8 @@ var ErrNotOneFunction = errors.New("quickjs: the script is more than one functio
 // oneFunctionCode is the whole top-level bytecode the pinned build compiles a
 // script made of one function expression to (also "0, function …", whose
 // "0," it folds away): fclosure8 0, a closure of constant 0; set_loc0, the
-// script's completion value; return.
-var oneFunctionCode = []byte{0xc1, 0x00, 0xcf, 0x28}
+// script's completion value; return (opcode numbers of quickjs-opcode.h).
+var oneFunctionCode = []byte{0xc5, 0x00, 0xd3, 0x28}
 
 // Fields of a function's u16 flags word and its mode byte in the object
 // format (JS_WriteFunctionTag).
@@ -53,10 +53,25 @@ func CheckOneFunction(bytecode []byte, params int) error {
 type bcFunctionHeader struct {
 	flags uint16
 	mode  byte
-	// name atom, args, vars, defined args, stack size, closure vars,
-	// constants, bytecode length, locals
-	counts [9]uint32
+	// the LEB128 fields, in their order: indexed by bcName…bcLocals
+	counts [bcCounts]uint32
 }
+
+// The LEB128 fields of a function's header, in the order JS_WriteFunctionTag
+// writes them after the flags and mode.
+const (
+	bcName        = iota // the name's atom
+	bcArgs               // parameters
+	bcVars               // variables
+	bcDefinedArgs        // parameters before the first with a default
+	bcStackSize          // stack size
+	bcVarRefs            // variable references of its captured locals
+	bcClosureVars        // variables of enclosing functions it uses
+	bcConstants          // constants
+	bcCodeLen            // bytecode length
+	bcLocals             // local records: args plus vars, or none
+	bcCounts
+)
 
 // header reads a function's fields up to its locals (after its tag).
 func (s *bcStripper) header() (bcFunctionHeader, error) {
@@ -93,19 +108,22 @@ func (s *bcStripper) taggedHeader(notFunction error, what string) (bcFunctionHea
 
 // vars reads a function's locals and closure variables (after its header).
 func (s *bcStripper) vars(h bcFunctionHeader) error {
-	for range h.counts[8] { // name atom, scope level, next scope; flags
+	for range h.counts[bcLocals] { // name atom, scope level, next scope; flags
 		if err := s.lebs(3); err != nil {
 			return err
 		}
-		if err := s.skip(1); err != nil {
+		flags, err := s.u8()
+		if err != nil {
 			return err
+		}
+		if flags&bcVarCaptured != 0 { // its variable reference
+			if _, err := s.leb(); err != nil {
+				return err
+			}
 		}
 	}
-	for range h.counts[5] { // name atom, index; flags
-		if err := s.lebs(2); err != nil {
-			return err
-		}
-		if err := s.skip(1); err != nil {
+	for range h.counts[bcClosureVars] { // name atom, index, flags
+		if err := s.lebs(3); err != nil {
 			return err
 		}
 	}
@@ -125,7 +143,7 @@ func (s *bcStripper) oneFunction(params int) ([]byte, error) {
 	if err := s.vars(top); err != nil {
 		return nil, err
 	}
-	constants, codeLen := top.counts[6], top.counts[7]
+	constants, codeLen := top.counts[bcConstants], top.counts[bcCodeLen]
 	if constants != 1 {
 		return nil, fmt.Errorf("%w: %d constants", ErrNotOneFunction, constants)
 	}
@@ -140,8 +158,8 @@ func (s *bcStripper) oneFunction(params int) ([]byte, error) {
 		return nil, fmt.Errorf("%w: the function is not async", ErrNotOneFunction)
 	case fn.mode&bcModeStrict == 0:
 		return nil, fmt.Errorf("%w: the function is not strict", ErrNotOneFunction)
-	case fn.counts[1] != uint32(params):
-		return nil, fmt.Errorf("%w: the function has %d parameters, not %d", ErrNotOneFunction, fn.counts[1], params)
+	case fn.counts[bcArgs] != uint32(params):
+		return nil, fmt.Errorf("%w: the function has %d parameters, not %d", ErrNotOneFunction, fn.counts[bcArgs], params)
 	}
 	s.pos = at
 	if err := s.object(1); err != nil {

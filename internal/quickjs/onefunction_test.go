@@ -74,13 +74,16 @@ func TestCheckOneFunction(t *testing.T) {
 }
 
 // TestCheckOneFunctionFormat: bytes that are not the pinned build's format
-// fail as a layout mismatch, never as a verdict on the program.
+// (another version, a truncation, a wrong checksum) fail as a layout
+// mismatch, never as a verdict on the program.
 func TestCheckOneFunctionFormat(t *testing.T) {
 	in := newInstance(t, &nopHost{})
 	bc, ok, err := in.Compile(oneFunctionScript("", "return 1"), "program.ts", EvalGlobal)
 	require.NoError(t, err)
 	require.True(t, ok)
-	for _, bad := range [][]byte{nil, {bcVersion + 1}, bc[:len(bc)/2]} {
+	badSum := append([]byte{}, bc...)
+	badSum[bcChecksumAt]++
+	for _, bad := range [][]byte{nil, {bcVersion + 1}, bc[:len(bc)/2], badSum} {
 		err := CheckOneFunction(bad, 0)
 		require.ErrorIs(t, err, ErrLayoutMismatch)
 		require.NotErrorIs(t, err, ErrNotOneFunction)

@@ -15,33 +15,42 @@ import (
 // integer-like or non-enumerable keys, wide strings, -0, NaN, deep or large
 // values, ...) it declines, and the guest's printer decides.
 //
-// The offsets below are those of quickjs-ng 0.10.1's structs on wasm32.
-// discoverObjects checks them against probe values at Init; when a check
-// fails, the Layout fields that enable this path stay zero and every value is
-// printed by the guest.
+// The offsets below are those of QuickJS-NG 0.16's structs on wasm32 (our
+// build: the reference count and GC type live in the allocator's block
+// header, before the struct). discoverObjects checks them against probe
+// values at Init; when a check fails, the Layout fields that enable this
+// path stay zero and every value is printed by the guest.
 const (
-	objFlags  = 5  // uint8: extensible, free_mark, is_exotic, fast_array, ...
-	objShape  = 16 // JSShape *shape
-	objProp   = 20 // JSProperty *prop: one 8-byte JSValue per shape property
-	arrValues = 36 // JSValue *u.array.u.values
-	arrCount  = 40 // uint32_t u.array.count
+	objHead   = 8  // uint8 flags (is_prototype, extensible, free_mark, is_exotic, fast_array, ...), uint8, uint16 class_id
+	objShape  = 12 // JSShape *shape
+	objProp   = 16 // JSProperty *prop: one 8-byte JSValue per shape property
+	arrValues = 28 // JSValue *u.array.u.values
+	arrCount  = 32 // uint32_t u.array.count
 
-	flagIsExotic  = 1 << 2
-	flagFastArray = 1 << 3
+	flagIsExotic  = 1 << 3
+	flagFastArray = 1 << 4
 
-	shapeSmallIndex = 17 // uint8_t has_small_array_index
-	shapePropCount  = 32 // int prop_count, deleted properties included
-	shapeDeleted    = 36 // int deleted_prop_count
-	shapeProto      = 44 // JSObject *proto
-	shapeProps      = 48 // JSShapeProperty prop[]: {hash_next:26, flags:6}, JSAtom
+	shapeHashMask  = 16 // uint32_t prop_hash_mask
+	shapePropCount = 24 // int prop_count, deleted properties included
+	shapeDeleted   = 28 // int deleted_prop_count
+	shapeProto     = 36 // JSObject *proto
+	shapeHashTable = 40 // uint32_t hash_table[prop_hash_mask+1], then JSShapeProperty prop[]: {hash_next:26, flags:6}, JSAtom
 
 	propEnumerable = 1 << 2
 	propTypeMask   = 3 << 4 // JS_PROP_TMASK: getter/setter, var ref, lazy
 
-	strLenWide     = 4 // uint32_t len:31, is_wide_char:1
-	strHashAtom    = 8 // uint32_t hash:30, atom_type:2
+	strLenWide     = 0 // uint32_t len:31, is_wide_char:1
+	strHashAtom    = 4 // uint32_t hash:28, kind:2, atom_type:2
 	atomTypeString = 1
 	atomTaggedInt  = 1 << 31
+
+	// plainAtomArraySearch is how far into JSRuntime discoverObjects looks
+	// for atom_array (after the allocator's and the arena's state).
+	plainAtomArraySearch = 2048
+
+	// shapeMaxHashMask bounds the hash table read past: a larger mask is
+	// not a shape this path reads.
+	shapeMaxHashMask = 1 << 20
 )
 
 // Limits of appendPlainJSON: bigger or deeper values go to the guest.
@@ -90,6 +99,16 @@ type plainPrinter struct {
 
 func (p *plainPrinter) u32(addr uint32) (uint32, bool) { return p.in.mem.ReadUint32Le(addr) }
 
+// shapeProps returns where the JSShapeProperty array of the shape at shape
+// starts: after its property hash table.
+func (in *Instance) shapeProps(shape uint32) (uint32, bool) {
+	mask, ok := in.mem.ReadUint32Le(shape + shapeHashMask)
+	if !ok || mask >= shapeMaxHashMask {
+		return 0, false
+	}
+	return shape + shapeHashTable + 4*(mask+1), true
+}
+
 func (p *plainPrinter) value(dst []byte, v Value, depth int) ([]byte, bool) {
 	if p.nodes++; p.nodes > p.maxNodes || len(dst) > p.maxLen {
 		return dst, false
@@ -134,17 +153,25 @@ func (p *plainPrinter) valueAt(dst []byte, addr uint32, depth int) ([]byte, bool
 // digit (false for a wide string, which the caller declines anyway).
 func (p *plainPrinter) startsWithDigit(s uint32) (digit, ok bool) {
 	hdr, ok := p.u32(s + strLenWide)
-	if !ok || hdr>>31 != 0 || hdr == 0 {
+	if !ok || hdr>>31 != 0 || hdr == 0 || !p.in.plainString(s) {
 		return false, ok
 	}
 	c, ok := p.in.mem.ReadByte(s + p.in.layout.StringChars)
 	return c >= '0' && c <= '9', ok
 }
 
+// plainString reports whether the JSString at s keeps its characters
+// after its header (JS_STRING_KIND_NORMAL), not in another string (a slice)
+// or elsewhere (indirect).
+func (in *Instance) plainString(s uint32) bool {
+	w, ok := in.mem.ReadUint32Le(s + strHashAtom)
+	return ok && (w>>28)&3 == 0
+}
+
 // string appends the JSString at s if it has 8-bit characters.
 func (p *plainPrinter) string(dst []byte, s uint32) ([]byte, bool) {
 	hdr, ok := p.u32(s + strLenWide)
-	if !ok || hdr>>31 != 0 {
+	if !ok || hdr>>31 != 0 || !p.in.plainString(s) {
 		return dst, false
 	}
 	n := hdr & (1<<31 - 1)
@@ -160,7 +187,7 @@ func (p *plainPrinter) string(dst []byte, s uint32) ([]byte, bool) {
 
 func (p *plainPrinter) object(dst []byte, o uint32, depth int) ([]byte, bool) {
 	l := &p.in.layout
-	head, ok1 := p.u32(o + 4) // GC mark, flags, class_id
+	head, ok1 := p.u32(o + objHead) // flags, class_id
 	shape, ok2 := p.u32(o + objShape)
 	props, ok3 := p.u32(o + objProp)
 	proto, ok4 := p.u32(shape + shapeProto)
@@ -168,7 +195,7 @@ func (p *plainPrinter) object(dst []byte, o uint32, depth int) ([]byte, bool) {
 	if !ok1 || !ok2 || !ok3 || !ok4 || !ok5 {
 		return dst, false
 	}
-	flags, class := byte(head>>8), uint16(head>>16)
+	flags, class := byte(head), uint16(head>>16)
 	switch {
 	case class == l.ClassArray:
 		// A dense array: fast, with the plain prototype and no property but
@@ -192,18 +219,19 @@ func (p *plainPrinter) object(dst []byte, o uint32, depth int) ([]byte, bool) {
 		}
 		return append(dst, ']'), true
 	case class == l.ClassObject:
-		// A plain object: no small array index key, no deleted property,
-		// every property an enumerable data property with a string key.
-		small, ok1 := p.in.mem.ReadByte(shape + shapeSmallIndex)
+		// A plain object: no deleted property, every property an
+		// enumerable data property with a string key (an integer key is
+		// declined below).
+		sprops, ok1 := p.in.shapeProps(shape)
 		deleted, ok2 := p.u32(shape + shapeDeleted)
 		if !ok1 || !ok2 || proto != l.ObjectProto && proto != 0 || flags&flagIsExotic != 0 ||
-			small != 0 || deleted != 0 || uint64(count) > uint64(p.maxNodes) {
+			deleted != 0 || uint64(count) > uint64(p.maxNodes) {
 			return dst, false
 		}
 		dst = append(dst, '{')
 		for i := range count {
-			word, ok1 := p.u32(shape + shapeProps + 8*i)
-			atom, ok2 := p.u32(shape + shapeProps + 8*i + 4)
+			word, ok1 := p.u32(sprops + 8*i)
+			atom, ok2 := p.u32(sprops + 8*i + 4)
 			if !ok1 || !ok2 || (word>>26)&propEnumerable == 0 || (word>>26)&propTypeMask != 0 ||
 				atom == 0 || atom&atomTaggedInt != 0 {
 				return dst, false
@@ -278,15 +306,16 @@ func (in *Instance) discoverObjects() error {
 	// The probe object: its class, shape, and its first property.
 	shape, props := u32(obj+objShape), u32(obj+objProp)
 	first, _ := in.mem.ReadUint64Le(props)
-	if u32(shape+shapeProto) != objProto || u32(shape+shapePropCount) != 2 || u32(shape+shapeDeleted) != 0 ||
-		(u32(shape+shapeProps)>>26)&(propEnumerable|propTypeMask) != propEnumerable || Value(first) != Int(probeInt) {
+	sprops, ok := in.shapeProps(shape)
+	if !ok || u32(shape+shapeProto) != objProto || u32(shape+shapePropCount) != 2 || u32(shape+shapeDeleted) != 0 ||
+		(u32(sprops)>>26)&(propEnumerable|propTypeMask) != propEnumerable || Value(first) != Int(probeInt) {
 		return nil
 	}
 	// rt->atom_array: the pointer in JSRuntime through which the first
 	// key's atom leads to its string.
-	atom := u32(shape + shapeProps + 4)
+	atom := u32(sprops + 4)
 	atomArray := uint32(0)
-	for off := uint32(0); off < 512; off += 4 {
+	for off := uint32(0); off < plainAtomArraySearch; off += 4 {
 		s := u32(u32(in.rt+off) + 4*atom)
 		if s == 0 || u32(s+strLenWide) != uint32(len(objectProbeKey)) || u32(s+strHashAtom)>>30 != atomTypeString {
 			continue
@@ -299,14 +328,14 @@ func (in *Instance) discoverObjects() error {
 	// The probe array.
 	ashape := u32(arr + objShape)
 	elem, _ := in.mem.ReadUint64Le(u32(arr + arrValues))
-	flags, _ := in.mem.ReadByte(arr + objFlags)
+	flags, _ := in.mem.ReadByte(arr + objHead)
 	if atomArray == 0 || u32(ashape+shapeProto) != arrProto || u32(ashape+shapePropCount) != 1 ||
 		u32(arr+arrCount) != 3 || Value(elem) != Int(probeInt) || flags&flagFastArray == 0 {
 		return nil
 	}
 	l := in.layout
 	l.ObjectProto, l.ArrayProto, l.AtomArray = objProto, arrProto, atomArray
-	l.ClassObject, l.ClassArray = uint16(u32(obj+4)>>16), uint16(u32(arr+4)>>16)
+	l.ClassObject, l.ClassArray = uint16(u32(obj+objHead)>>16), uint16(u32(arr+objHead)>>16)
 	saved := in.layout
 	in.layout = l
 	o, ok1 := in.appendPlainJSON(nil, vals[2])

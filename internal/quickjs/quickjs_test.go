@@ -22,11 +22,11 @@ func (h *nopHost) Sleep(d time.Duration)                    {}
 func (h *nopHost) Exit(code uint32)                         {}
 func (h *nopHost) FuelYield(in *Instance, left int64) int64 { return 1 << 40 }
 
-// newInstance returns an initialized instance of the pristine module with
+// newInstance returns an initialized instance of the QuickJS-NG module with
 // the passes Instantiate needs, served by h and closed when t ends.
 func newInstance(t testing.TB, h Host) *Instance {
 	t.Helper()
-	return newInstanceWith(t, h, InitOptions{StackMargin: 8 << 10}, wasm.ExportStdLoop, wasm.AddDispatcher)
+	return newInstanceWith(t, h, InitOptions{StackMargin: 8 << 10}, wasm.AddDispatcher)
 }
 
 // newInstanceWith is newInstance with the given passes (in order) and
@@ -53,12 +53,33 @@ func newInstanceWith(t testing.TB, h Host, opts InitOptions, passes ...func(*was
 
 func TestEvalAndLayout(t *testing.T) {
 	in := newInstance(t, &nopHost{})
+	// The offsets are those of the build (build.json's sources and flags):
+	// offsetof(JSRuntime, stack_size), stack_limit, current_exception,
+	// interrupt_handler and atom_array, sizeof(JSString) and
+	// offsetof(JSContext, error_prepare_stack), as clang computes them for
+	// wasm32; the object layout (discoverObjects) is found: plain values are
+	// read in place.
 	l := in.Layout()
 	require.NotZero(t, l.ObjectProto)
 	require.NotZero(t, l.ArrayProto)
 	l.ObjectProto, l.ArrayProto = 0, 0 // addresses in this instance's heap
-	require.Equal(t, Layout{StackSize: 120, StackLimit: 128, CurrentException: 136, InterruptHandler: 152, StringChars: 20,
-		AtomArray: 60, ClassObject: 1, ClassArray: 2, ErrorStack: 168}, l)
+	require.Equal(t, Layout{StackSize: 628, StackLimit: 636, CurrentException: 640, InterruptHandler: 656, StringChars: 16,
+		AtomArray: 568, ClassObject: 1, ClassArray: 2,
+		ErrorStack: 184, StackBase: l.StackBase, HeapBase: l.HeapBase}, l)
+	// The stack region is [__data_end rounded up to 16, __heap_base), the
+	// linker's 64 KiB (-z stack-size=65536), as the module declares them.
+	require.Contains(t, upstream.Build().LDFlags, "-Wl,-z,stack-size=65536")
+	require.Equal(t, uint32(65536), l.HeapBase-l.StackBase)
+	m, err := wasm.Decode(upstream.Module())
+	require.NoError(t, err)
+	declared := map[string]uint32{}
+	for _, e := range m.Exports {
+		if e.Kind == wasm.ExternGlobal {
+			declared[e.Name] = uint32(m.Globals[e.Index].Init[0].C)
+		}
+	}
+	require.Equal(t, (declared["__data_end"]+15)&^15, l.StackBase)
+	require.Equal(t, declared["__heap_base"], l.HeapBase)
 	v, err := in.Eval(`JSON.stringify({a: [1, 2, "€"]})`, "t.js", EvalGlobal)
 	require.NoError(t, err)
 	s, err := in.String(v)
@@ -163,12 +184,10 @@ func TestReentrantCalls(t *testing.T) {
 	in := newInstance(t, &reentrantHost{t: t})
 	proxy, err := in.NewFunctionProxy(0)
 	require.NoError(t, err)
-	// The raw host function, taken from the wrapper as prelude.js does.
-	set, err := in.Eval(`(function (wrapper) {
-		let raw; const call = Object.getOwnPropertyDescriptor(Function.prototype, "call");
-		Object.defineProperty(Function.prototype, "call", { value: function () { raw = this }, writable: true, configurable: true });
-		try { wrapper() } finally { Object.defineProperty(Function.prototype, "call", call) }
-		globalThis.proxy = (s) => raw(0, 0, 0, 0, s);
+	// The host function, called as prelude.js calls it (the host skips the
+	// first four arguments).
+	set, err := in.Eval(`(function (host) {
+		globalThis.proxy = (s) => host(0, 0, 0, 0, s);
 	})`, "t.js", EvalGlobal)
 	require.NoError(t, err)
 	_, err = in.Call(set, Undefined, proxy)
@@ -243,14 +262,13 @@ func instance(t *testing.T, e *Engine) *Instance {
 	return in
 }
 
-// dispatcherEngine is an engine of the pristine module with the
-// dispatcher and the job loop export added, and nothing else.
+// dispatcherEngine is an engine of the QuickJS-NG module with the
+// dispatcher added, and nothing else.
 func dispatcherEngine(t *testing.T) *Engine {
 	t.Helper()
 	ctx := context.Background()
 	m, err := wasm.Decode(upstream.Module())
 	require.NoError(t, err)
-	require.NoError(t, wasm.ExportStdLoop(m))
 	require.NoError(t, wasm.AddDispatcher(m))
 	bin, err := m.Encode()
 	require.NoError(t, err)

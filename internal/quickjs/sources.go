@@ -101,7 +101,7 @@ func (in *Instance) findSources(from string) ([]functionSource, error) {
 	if !ok {
 		return nil, errors.New("quickjs: reading memory")
 	}
-	heap, err := walkHeap(mem)
+	heap, err := walkHeap(mem, in.layout.HeapBase)
 	if err != nil {
 		return nil, err
 	}

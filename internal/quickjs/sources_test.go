@@ -30,11 +30,32 @@ func evalText(t *testing.T, in *Instance, src string) string {
 	return s
 }
 
+// sourcesNotPorted is why the tests of DropSources that need it to work
+// are skipped.
+const sourcesNotPorted = "DropSources is not yet ported to QuickJS-NG 0.16's struct layout (issue 29): " +
+	"it checks the fields it uses at QuickJS-NG 0.10.1's offsets, from JSRuntime's allocation counters on, " +
+	"and refuses this build (TestDropSourcesRefusesThisBuild)"
+
+// On this build DropSources finds the runtime's allocation counters not
+// where 0.10.1 kept them: it fails with ErrLayoutMismatch and changes
+// nothing, so the runtime keeps every source. When DropSources is ported,
+// this test fails: remove it and the skips of sourcesNotPorted.
+func TestDropSourcesRefusesThisBuild(t *testing.T) {
+	in := newStackInstance(t)
+	evalText(t, in, sourcesProgram)
+	before := append([]byte(nil), memory(t, in)...)
+	_, err := in.DropSources(sourcesProgram)
+	require.ErrorIs(t, err, ErrLayoutMismatch)
+	require.Equal(t, before, memory(t, in), "memory changed")
+	require.Equal(t, "function add(a, b) { return a + b }", evalText(t, in, `String(t.add)`))
+}
+
 // DropSources frees every function's source text but a class's: the
 // functions print as native code and still run; classes and functions
 // compiled later keep their source; the runtime's allocation counters stay
 // exact.
 func TestDropSources(t *testing.T) {
+	t.Skip(sourcesNotPorted)
 	in := newStackInstance(t)
 	evalText(t, in, sourcesProgram)
 	require.Equal(t, "function add(a, b) { return a + b }", evalText(t, in, `String(t.add)`))
@@ -69,6 +90,7 @@ func TestDropSources(t *testing.T) {
 // what DropSources assumes (or the text is not the one compiled): it
 // changes nothing.
 func TestDropSourcesRefusesUnknownText(t *testing.T) {
+	t.Skip(sourcesNotPorted)
 	in := newStackInstance(t)
 	evalText(t, in, sourcesProgram)
 	before := append([]byte(nil), memory(t, in)...)

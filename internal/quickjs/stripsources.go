@@ -2,18 +2,18 @@ package quickjs
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 )
 
 // The object format JS_WriteObject writes in the pinned build (BC_VERSION
-// 21: the build is QuickJS-NG master of October 2025, see
-// docs/engine-bugs.md; the format of the objects read here is the same as
-// in 0.10.1's version 20): a version byte, the atom table, then one object, each tagged by a
-// BC_TAG_* byte. Only the tags a compiled script's constant pools hold are
-// read here.
+// 27: QuickJS-NG v0.16.2 and one fix, see wasm/upstream/build.json): a
+// version byte, a checksum of the rest (bcChecksum), the atom table, then
+// one object, each tagged by a BC_TAG_* byte. Only the tags a compiled
+// script's constant pools hold are read here.
 const (
-	bcVersion = 21
+	bcVersion = 27
 
 	bcTagNull             = 1
 	bcTagUndefined        = 2
@@ -31,8 +31,15 @@ const (
 	// bcHasDebug is the flag of a function's u16 flags word that says its
 	// debug information (filename, positions, source) follows its bytecode.
 	bcHasDebug = 1 << 11
+	// bcVarCaptured is the flag of a local's flags byte that says the index
+	// of its variable reference follows.
+	bcVarCaptured = 1 << 6
 	// bcMaxDepth bounds the nesting of the objects read.
 	bcMaxDepth = 1000
+	// bcChecksumAt is where the checksum is: after the version byte; it
+	// covers everything after itself.
+	bcChecksumAt = 1
+	bcHeaderLen  = bcChecksumAt + 4
 )
 
 // errBytecode is wrapped by StripSources's errors: the bytecode is not in
@@ -61,6 +68,8 @@ func StripSources(bytecode []byte) ([]byte, StripStats, error) {
 	if err := s.all(); err != nil {
 		return nil, StripStats{}, fmt.Errorf("%w: %w at byte %d", ErrLayoutMismatch, err, s.pos)
 	}
+	// The reader refuses an object whose checksum is not its own.
+	binary.LittleEndian.PutUint32(s.out[bcChecksumAt:], bcChecksum(s.out[bcHeaderLen:]))
 	return s.out, s.stats, nil
 }
 
@@ -91,7 +100,7 @@ func (s *bcStripper) all() error {
 	return nil
 }
 
-// atoms reads the version byte and the atom table.
+// atoms reads the version byte, the checksum and the atom table.
 func (s *bcStripper) atoms() error {
 	v, err := s.u8()
 	if err != nil {
@@ -99,6 +108,13 @@ func (s *bcStripper) atoms() error {
 	}
 	if v != bcVersion {
 		return fmt.Errorf("%w: version %d", errBytecode, v)
+	}
+	if err := s.skip(4); err != nil {
+		return err
+	}
+	got := binary.LittleEndian.Uint32(s.in[bcChecksumAt:])
+	if want := bcChecksum(s.in[bcHeaderLen:]); got != want {
+		return fmt.Errorf("%w: checksum %#x, not %#x", errBytecode, got, want)
 	}
 	n, err := s.leb()
 	if err != nil {
@@ -119,6 +135,27 @@ func (s *bcStripper) atoms() error {
 		}
 	}
 	return nil
+}
+
+// bcChecksum is bc_csum: the checksum JS_WriteObject writes after the
+// version byte, of all the bytes after it. Like bc_csum, it leaves out the
+// last four bytes when their number is a multiple of four.
+func bcChecksum(p []byte) uint32 {
+	const mul = 0x9e370001
+	var h uint32
+	i := 0
+	for ; i+4 < len(p); i += 4 {
+		h += binary.LittleEndian.Uint32(p[i:])
+		h *= mul
+	}
+	var tail uint32
+	if rest := len(p) - i; rest < 4 {
+		for j := rest - 1; j >= 0; j-- {
+			tail = tail<<8 | uint32(p[i+j])
+		}
+	}
+	h += tail
+	return h * mul
 }
 
 // copyTo copies in[from:p] to out: everything read since the last copy.
@@ -259,7 +296,7 @@ func (s *bcStripper) function(depth int) error {
 	if err := s.vars(h); err != nil {
 		return err
 	}
-	constants, codeLen := h.counts[6], h.counts[7]
+	constants, codeLen := h.counts[bcConstants], h.counts[bcCodeLen]
 	for range constants {
 		if err := s.object(depth + 1); err != nil {
 			return err

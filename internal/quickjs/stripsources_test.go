@@ -1,6 +1,7 @@
 package quickjs
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"testing"
@@ -11,11 +12,13 @@ import (
 // stripSrc holds every kind of constant a script's bytecode carries:
 // nested functions, a class (whose text must stay), an async arrow, a
 // generator, strings (one wide), numbers, a BigInt, a regular expression, a
-// tagged template and an object literal.
+// tagged template and an object literal; and every kind of variable record:
+// captured locals (n, whose record holds its reference's index) and closure
+// variables whose flags take two LEB128 bytes (#x, a private field).
 const stripSrc = `(function outer(n) {
   function inner(x) { return x * 2.5 }
-  class Point { constructor(x) { this.x = x } }
-  const later = async (v) => v + 1;
+  class Point { #x; constructor(x) { this.#x = x; this.x = this.#x } }
+  const later = async (v) => v + n;
   function* gen() { yield 'ü€'; yield 123456789012345678901234567890n }
   const tag = (s, ...v) => s.raw.join('|') + v.join(',');
   const re = /a(b+)c/g;
@@ -78,28 +81,73 @@ func TestStripSources(t *testing.T) {
 	require.Contains(t, run(stripped, -1), "at outer (s.js:8:")
 }
 
+// withChecksum is body after the version byte and body's checksum: an
+// object the reader gets past the header of.
+func withChecksum(body ...byte) []byte {
+	b := []byte{bcVersion, 0, 0, 0, 0}
+	binary.LittleEndian.PutUint32(b[bcChecksumAt:], bcChecksum(body))
+	return append(b, body...)
+}
+
 // Anything but the pinned build's format of a script fails with
-// ErrLayoutMismatch, never a panic: another version, any truncation,
-// trailing bytes, an unknown tag.
+// ErrLayoutMismatch, never a panic: another version, a wrong checksum, any
+// truncation, trailing bytes, an unknown tag.
 func TestStripSourcesRefuses(t *testing.T) {
 	compiler := newInstance(t, &nopHost{})
 	bc, ok, err := compiler.Compile(stripSrc, "s.js", EvalGlobal)
 	require.NoError(t, err)
 	require.True(t, ok)
-	cases := map[string][]byte{
-		"version":  append([]byte{bcVersion + 1}, bc[1:]...),
-		"trailing": append(append([]byte{}, bc...), 0),
-		"empty":    nil,
-		"tag":      {bcVersion, 0, 99},
-		"module":   {bcVersion, 0, 13},
-		"long leb": {bcVersion, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01},
+	badSum := append([]byte{}, bc...)
+	badSum[bcChecksumAt]++
+	cases := []struct {
+		name string
+		b    []byte
+		why  string
+	}{
+		{"version", append([]byte{bcVersion + 1}, bc[1:]...), "version 28"},
+		{"checksum", badSum, "checksum"},
+		{"trailing", append(append([]byte{}, bc...), 0), "checksum"},
+		{"trailing, summed", withChecksum(append(append([]byte{}, bc[bcHeaderLen:]...), 0)...), "1 bytes after the object"},
+		{"empty", nil, "truncated"},
+		{"tag", withChecksum(0, 99), "tag 99"},
+		{"module", withChecksum(0, 13), "tag 13"},
+		{"long leb", withChecksum(0xff, 0xff, 0xff, 0xff, 0xff, 0x01), "longer than 5 bytes"},
 	}
-	for name, b := range cases {
-		_, _, err := StripSources(b)
-		require.True(t, errors.Is(err, ErrLayoutMismatch), "%s: %v", name, err)
+	for _, tc := range cases {
+		_, _, err := StripSources(tc.b)
+		require.True(t, errors.Is(err, ErrLayoutMismatch), "%s: %v", tc.name, err)
+		require.ErrorContains(t, err, tc.why, tc.name)
 	}
 	for n := range len(bc) {
 		_, _, err := StripSources(bc[:n])
 		require.True(t, errors.Is(err, ErrLayoutMismatch), "truncated to %d bytes: %v", n, err)
+	}
+}
+
+// bcChecksum is the engine's checksum: the one of every object Compile
+// writes, and StripSources's output is read back (TestStripSources). Like
+// bc_csum it leaves out the last four bytes when their number is a
+// multiple of four, and no others.
+func TestBCChecksum(t *testing.T) {
+	compiler := newInstance(t, &nopHost{})
+	for _, src := range []string{"1", "'a'", stripSrc, "(() => 2)"} {
+		bc, ok, err := compiler.Compile(src, "s.js", EvalGlobal)
+		require.NoError(t, err)
+		require.True(t, ok)
+		require.Equal(t, binary.LittleEndian.Uint32(bc[bcChecksumAt:]), bcChecksum(bc[bcHeaderLen:]), src)
+	}
+	tests := []struct {
+		a, b []byte
+		same bool
+	}{
+		{[]byte{1, 2, 3, 4}, []byte{5, 6, 7, 8}, true},
+		{[]byte{1, 2, 3, 4, 5, 6, 7, 8}, []byte{1, 2, 3, 4, 0, 0, 0, 0}, true},
+		{[]byte{1, 2, 3, 4, 5, 6, 7, 8}, []byte{0, 2, 3, 4, 5, 6, 7, 8}, false},
+		{[]byte{1, 2, 3}, []byte{1, 2, 4}, false},
+		{[]byte{1, 2, 3, 4, 5}, []byte{1, 2, 3, 4, 6}, false},
+		{[]byte{1, 2, 3, 4, 5}, []byte{1, 2, 3, 5, 5}, false},
+	}
+	for _, tt := range tests {
+		require.Equal(t, tt.same, bcChecksum(tt.a) == bcChecksum(tt.b), "% x, % x", tt.a, tt.b)
 	}
 }

@@ -11,6 +11,7 @@ const (
 	tagBigInt        int32 = -9
 	tagSymbol        int32 = -8
 	TagString        int32 = -7
+	tagStringRope    int32 = -6 // a concatenation not yet flattened
 	tagObject        int32 = -1
 	tagInt           int32 = 0
 	tagBool          int32 = 1
@@ -38,6 +39,14 @@ func (v Value) Tag() int32 {
 		return tagFloat64
 	}
 	return t
+}
+
+// IsString reports whether v is a string: a flat one (TagString) or a
+// rope, which QuickJS-NG makes of long concatenations and flattens when
+// its characters are read (ViewString does).
+func (v Value) IsString() bool {
+	t := v.Tag()
+	return t == TagString || t == tagStringRope
 }
 
 // IsException reports whether v is the exception marker.
@@ -76,3 +85,9 @@ func (v Value) hasRefCount() bool {
 	t := int32(uint64(v) >> 32)
 	return t < 0 && t >= -9
 }
+
+// refCountAt is where a reference-counted cell's count is, relative to the
+// cell: QuickJS-NG's allocator keeps it in the 8-byte block header before
+// every allocation (JSMallocBlockHeader.ref_count), checked at Init by
+// discoverString, which FreeValue's shortcut depends on.
+const refCountAt = ^uint32(3) // -4

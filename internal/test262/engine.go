@@ -215,7 +215,7 @@ func (r *engineRun) init(pro prologue, globalPrint bool) error {
 	}
 	if err := r.in.Init(quickjs.InitOptions{
 		StackBytes: stackBytes, StackMargin: stackMargin,
-		InterruptHandler: wasm.QuickJSInterruptTableIndex, GCThreshold: quickjs.NoCycleGC,
+		GCThreshold: quickjs.NoCycleGC,
 	}); err != nil {
 		return err
 	}
@@ -327,7 +327,7 @@ type engineHost struct {
 // Call prints its one argument, a string, and a line break (the helper's
 // print is the only caller).
 func (h *engineHost) Call(in *quickjs.Instance, args []quickjs.Value) quickjs.Value {
-	if len(args) == 1 && args[0].Tag() == quickjs.TagString {
+	if len(args) == 1 && args[0].IsString() {
 		if s, err := in.String(args[0]); err == nil {
 			h.Write(1, []byte(s+"\n"))
 		}

@@ -1,7 +1,15 @@
 package upstream
 
 import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"os"
+	"regexp"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 func TestModulePinned(t *testing.T) {
@@ -14,4 +22,82 @@ func TestModulePinned(t *testing.T) {
 	if err := Check(append([]byte{0}, Module()...)); err == nil {
 		t.Fatal("Check accepted other bytes")
 	}
+}
+
+var (
+	hex40 = regexp.MustCompile(`^[0-9a-f]{40}$`)
+	hex64 = regexp.MustCompile(`^[0-9a-f]{64}$`)
+)
+
+func sum(b []byte) string {
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:])
+}
+
+// TestBuildRecord checks build.json: it decodes into Record with no field
+// left over, it describes the module and glue checked in, and it says how
+// they were built.
+func TestBuildRecord(t *testing.T) {
+	dec := json.NewDecoder(bytes.NewReader(record))
+	dec.DisallowUnknownFields()
+	var r Record
+	require.NoError(t, dec.Decode(&r), "build.json")
+	require.Equal(t, Build(), r)
+
+	require.Equal(t, "quickjs-ng.wasm", r.Module.File)
+	require.Equal(t, sum(module), r.Module.SHA256, "the module's SHA-256")
+	require.Len(t, module, r.Module.Bytes)
+	onDisk, err := os.ReadFile(r.Module.File)
+	require.NoError(t, err)
+	require.True(t, bytes.Equal(module, onDisk), "the embedded module is the file")
+
+	require.Equal(t, map[string]string{"glue/glue.c": sum(glue)}, r.Glue, "glue.c changed since the module was built: run build.sh")
+
+	require.Equal(t, "github.com/quickjs-ng/quickjs", r.QuickJSNG.Repository)
+	require.Regexp(t, hex40, r.QuickJSNG.Commit)
+	require.NotEmpty(t, r.QuickJSNG.Version)
+	require.Equal(t, r.QuickJSNG.Commit, Commit())
+	require.Equal(t, r.QuickJSNG.Version, Version())
+	require.Equal(t, r.Module.SHA256, SHA256())
+	script, err := os.ReadFile("build.sh")
+	require.NoError(t, err)
+	require.Contains(t, string(script), "\ncommit="+r.QuickJSNG.Commit+"\n", "build.sh pins the commit build.json records")
+
+	require.Contains(t, r.Sources, "quickjs.c")
+	for name, h := range r.Sources {
+		require.Regexp(t, hex64, h, name)
+	}
+	require.NotEmpty(t, r.Toolchain)
+	for pkg, v := range r.Toolchain {
+		require.NotEmpty(t, pkg)
+		require.NotEmpty(t, v, pkg)
+	}
+	require.NotEmpty(t, Toolchain())
+	require.Contains(t, r.CFlags, "--target=wasm32-wasi")
+	require.Contains(t, r.LDFlags, "--target=wasm32-wasi")
+	for _, f := range append(append([]string(nil), r.CFlags...), r.LDFlags...) {
+		require.NotEmpty(t, f)
+	}
+}
+
+// Toolchain lists the packages in name order, each with its version.
+func TestToolchain(t *testing.T) {
+	r := Build()
+	want := ""
+	for _, p := range []string{"clang-19", "libclang-rt-19-dev-wasm32", "lld-19", "wasi-libc"} {
+		if want != "" {
+			want += ", "
+		}
+		want += p + " " + r.Toolchain[p]
+	}
+	require.Len(t, r.Toolchain, 4)
+	require.Equal(t, want, Toolchain())
+}
+
+// Check rejects a module whose glue changed since it was built.
+func TestCheckGlue(t *testing.T) {
+	saved := glue
+	t.Cleanup(func() { glue = saved })
+	glue = append(bytes.Clone(saved), '\n')
+	require.ErrorContains(t, Check(Module()), "glue/glue.c changed")
 }

@@ -64,7 +64,8 @@ func build(ctx context.Context) (module, manifest []byte, err error) {
 	}
 	sum := sha256.Sum256(module)
 	m := wasm.EngineManifest{
-		QuickJS:      wasm.Provenance{Version: upstream.Version, SHA256: upstream.SHA256(), Source: upstream.Source},
+		QuickJS: wasm.Provenance{Version: upstream.Version(), Commit: upstream.Commit(), Toolchain: upstream.Toolchain(),
+			SHA256: upstream.SHA256(), Source: upstream.Source},
 		ModuleSHA256: hex.EncodeToString(sum[:]),
 		ModuleBytes:  len(module),
 		State:        state,
