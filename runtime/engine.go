@@ -41,15 +41,13 @@ const (
 	KindOutputLimit   = "output-limit"
 )
 
-// Guest stack: room for about 7,000 frames of a simple recursive function
-// (about 288 bytes each; the contract asks for 5,000), so that QuickJS's own
-// limit, a catchable RangeError, fires at about half of wazero's native
-// call-stack ceiling (about 13,700 such frames). That ceiling holds only
-// because every instance's native stack first grows the same way (see
-// quickjs.Instance.Warm); measured for direct, mutual, async and method
-// recursion, and recursion through getters, proxy traps, map, sort,
-// toJSON, toString, call and eval, which all spend the two stacks in about
-// the same proportion.
+// Guest stack: room for about 6,300 frames of a simple recursive function
+// (about 316 bytes each with QuickJS-NG 0.16; the contract asks for 5,000
+// at the default MemoryBytes), so that QuickJS's own limit, a catchable
+// RangeError, fires far below wazero's native call-stack ceiling (400 MB
+// before its last doubling; 25 native bytes per guest byte at most, see
+// nativePerGuestByte). Below the default MemoryBytes the run's account,
+// not this size, sets the depth (docs/performance.md, "Recursion depth").
 const (
 	stackBytes  = 2 << 20
 	stackMargin = 64 << 10

@@ -51,7 +51,7 @@ type benchVariant struct {
 // "backEdges": hardened with FuelConfig.BackEdges, as the runtime's engine
 // is; "fuelOnly": the original with only the Fuel pass, configured so;
 // "no<Pass>", such as "noStackWatch": backEdges without that pass; see
-// applyPasses). A name may end in "@n", such as "backEdges@3": that module
+// applyPasses; "file=PATH": the upstream module at PATH, unhardened). A name may end in "@n", such as "backEdges@3": that module
 // with its code shifted by n units (see shiftCode). The ratios compare the
 // second variant with the first and the third with the second.
 func benchVariants(b *testing.B) []benchVariant {
@@ -86,6 +86,13 @@ func benchVariants(b *testing.B) []benchVariant {
 // shift). Every variant runs with the glue's interrupt handler installed:
 // in the original it returns 0, in the others it charges fuel.
 func variantSource(b *testing.B, name string) []byte {
+	if path, ok := strings.CutPrefix(name, "file="); ok {
+		// A build of the upstream module to compare, such as one made with
+		// other compiler flags (wasm/upstream/README.md).
+		src, err := os.ReadFile(path)
+		require.NoError(b, err)
+		return src
+	}
 	switch name {
 	case "original", "closeOnContextDone":
 		return QuickJS()
