@@ -4,9 +4,10 @@
 # (build.json): the module it writes, quickjs-ng.wasm, is what `go generate
 # ./wasm` rewrites into coderun's engine. See README.md beside this file.
 #
-# Usage: wasm/build/build.sh QUICKJS_NG_GIT_DIR
+# Usage: wasm/upstream/build.sh QUICKJS_NG_GIT_DIR [OUT_DIR]
 #   QUICKJS_NG_GIT_DIR is a clone (bare or not) of QuickJS-NG's repository
-#   holding the pinned commit. The toolchain is Debian 12's clang-19, lld-19,
+#   holding the pinned commit. OUT_DIR (default: this folder) receives
+#   quickjs-ng.wasm and build.json; TestBuildReproduces builds into another. The toolchain is Debian 12's clang-19, lld-19,
 #   libclang-rt-19-dev-wasm32 and wasi-libc; missing packages are installed
 #   with apt-get (as root).
 set -euo pipefail
@@ -30,8 +31,9 @@ ldflags=(--target=wasm32-wasi -mbulk-memory -mexec-model=reactor -Wl,-z,stack-si
   -Wl,--export=JS_GetException -Wl,--export=__heap_base -Wl,--export=__data_end
   -Wl,--strip-debug -lwasi-emulated-process-clocks -lwasi-emulated-signal -lm)
 
-[ $# -eq 1 ] || { echo "usage: $0 QUICKJS_NG_GIT_DIR" >&2; exit 2; }
+[ $# -eq 1 ] || [ $# -eq 2 ] || { echo "usage: $0 QUICKJS_NG_GIT_DIR [OUT_DIR]" >&2; exit 2; }
 git_dir=$1
+out=$(cd "${2:-$here}" && pwd)
 [ -d "$git_dir/.git" ] && git_dir=$git_dir/.git
 
 missing=()
@@ -63,7 +65,7 @@ for s in "${sources[@]}"; do
 done
 clang-19 --sysroot="$work/sysroot" "${cflags[@]}" -I"$work/src" -c "$here/glue/glue.c" -o "$work/glue.o"
 clang-19 -fuse-ld=lld --sysroot="$work/sysroot" "${ldflags[@]}" -o "$work/quickjs-ng.wasm" "${objs[@]}" "$work/glue.o"
-cp "$work/quickjs-ng.wasm" "$here/quickjs-ng.wasm"
+cp "$work/quickjs-ng.wasm" "$out/quickjs-ng.wasm"
 
 sha() { sha256sum "$1" | cut -d' ' -f1; }
 json_list() { local first=1; printf '['; for x in "$@"; do [ $first = 1 ] || printf ', '; first=0; printf '"%s"' "${x//\"/\\\"}"; done; printf ']'; }
@@ -88,7 +90,7 @@ json_list() { local first=1; printf '['; for x in "$@"; do [ $first = 1 ] || pri
   printf '\t"cflags": %s,\n' "$(json_list "${cflags[@]}")"
   printf '\t"ldflags": %s,\n' "$(json_list "${ldflags[@]}")"
   printf '\t"module": {"file": "quickjs-ng.wasm", "sha256": "%s", "bytes": %d}\n' \
-    "$(sha "$here/quickjs-ng.wasm")" "$(stat -c %s "$here/quickjs-ng.wasm")"
+    "$(sha "$out/quickjs-ng.wasm")" "$(stat -c %s "$out/quickjs-ng.wasm")"
   printf '}\n'
-} > "$here/build.json"
-echo "wrote $here/quickjs-ng.wasm ($(stat -c %s "$here/quickjs-ng.wasm") bytes) and build.json" >&2
+} > "$out/build.json"
+echo "wrote $out/quickjs-ng.wasm ($(stat -c %s "$out/quickjs-ng.wasm") bytes) and build.json" >&2

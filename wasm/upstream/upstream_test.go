@@ -6,6 +6,8 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"regexp"
 	"testing"
 
@@ -100,4 +102,27 @@ func TestCheckGlue(t *testing.T) {
 	t.Cleanup(func() { glue = saved })
 	glue = append(bytes.Clone(saved), '\n')
 	require.ErrorContains(t, Check(Module()), "glue/glue.c changed")
+}
+
+// TestBuildReproduces rebuilds the module from QuickJS-NG's history and
+// checks that it comes out byte for byte as checked in, with the same
+// record. It needs a clone holding the pinned commit, named by
+// $CODERUN_QUICKJS_NG_GIT, and Debian's toolchain (build.sh installs what is
+// missing, as root); without the variable it is skipped. About a minute on
+// one core.
+func TestBuildReproduces(t *testing.T) {
+	gitDir := os.Getenv("CODERUN_QUICKJS_NG_GIT")
+	if gitDir == "" {
+		t.Skip("set CODERUN_QUICKJS_NG_GIT to a clone of github.com/quickjs-ng/quickjs to rebuild the module")
+	}
+	out := t.TempDir()
+	cmd := exec.Command("./build.sh", gitDir, out)
+	cmd.Stderr = os.Stderr
+	require.NoError(t, cmd.Run(), "build.sh")
+	built, err := os.ReadFile(filepath.Join(out, "quickjs-ng.wasm"))
+	require.NoError(t, err)
+	require.Equal(t, sum(module), sum(built), "the rebuilt module's SHA-256")
+	rec, err := os.ReadFile(filepath.Join(out, "build.json"))
+	require.NoError(t, err)
+	require.Equal(t, string(record), string(rec), "the rebuilt record")
 }
