@@ -127,13 +127,16 @@ func walkHeap(mem []byte, heapBase uint32) (heapWalk, error) {
 
 // ZeroUnused zeroes the bytes of the linear memory that hold nothing: the
 // payload of every free malloc chunk after its free-list links, the whole
-// top chunk's payload, and the C stack below the stack pointer (dead
-// between calls). None of these bytes is ever read before it is written, so
-// the instance behaves the same, while an image of its memory has fewer
-// non-zero bytes. It returns how many non-zero bytes it cleared; when the
-// heap does not walk exactly (walkHeap), it changes nothing and fails with
-// ErrLayoutMismatch. It
-// must not be called while a call into the instance is in progress.
+// top chunk's payload, every free block of the engine's arenas after its
+// free-chain link and size class (and the end of each arena that holds no
+// block), and the C stack below the stack pointer (dead between calls), and
+// the linker's stack region once Init has moved the stack out of it.
+// None of these bytes is ever read before it is written, so the instance
+// behaves the same, while an image of its memory has fewer non-zero bytes.
+// It returns how many non-zero bytes it cleared; when the heap or the
+// arenas do not walk exactly (walkHeap, walkArenas), it changes nothing and
+// fails with ErrLayoutMismatch. It must not be called while a call into
+// the instance is in progress.
 func (in *Instance) ZeroUnused() (int, error) {
 	mem, ok := in.mem.Read(0, in.mem.Size())
 	if !ok {
@@ -143,14 +146,19 @@ func (in *Instance) ZeroUnused() (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	var spans [][2]uint32
+	arenas, err := walkArenas(mem, w, in.rt)
+	if err != nil {
+		return 0, err
+	}
+	spans := arenas.unused()
 	if in.stackBase != 0 {
 		c, ok := w.inUseAt(in.stackBase)
 		sp := in.StackPointer()
 		if !ok || sp < c.payload() || sp > c.usableEnd() {
 			return 0, mismatch("the stack pointer %d is not inside the stack block at %d", sp, in.stackBase)
 		}
-		spans = append(spans, [2]uint32{c.payload(), sp})
+		// The stack is in its block: the linker's stack region is dead.
+		spans = append(spans, [2]uint32{c.payload(), sp}, [2]uint32{in.layout.StackBase, in.layout.HeapBase})
 	}
 	for i, c := range w.chunks {
 		switch {

@@ -215,3 +215,37 @@ func TestZeroUnusedRefusesABrokenHeap(t *testing.T) {
 	require.True(t, bytes.Equal(before, memory(t, in)), "memory changed")
 	putLeUint32(mem[top.p+top.size+4:], fence)
 }
+
+// ZeroUnused clears the engine's free arena blocks (all but their free-chain
+// link and size class), the end of each arena past its blocks, and the
+// linker's stack region that Init left: the engine goes on as before.
+func TestZeroUnusedClearsArenas(t *testing.T) {
+	in := newStackInstance(t)
+	evalText(t, in, `globalThis.keep = []; for (let i = 0; i < 3000; i++) { const o = {i, s: 'v' + i}; if (i % 3 == 0) keep.push(o) }; 'ok'`)
+	freeBytes := func() int {
+		mem, n := memory(t, in), 0
+		for ar, a := range arenasOf(t, in).arenas {
+			bs := arenaBlockSizes[a.class]
+			for i, free := range a.free {
+				if h := ar + arenaHeader + uint32(i)*bs; free {
+					n += nonZero(mem[h+blockGCType : h+bs])
+				}
+			}
+			n += nonZero(mem[ar+arenaHeader+uint32(len(a.free))*bs : ar+a.end])
+		}
+		return n
+	}
+	stackRegion := func() int { return nonZero(memory(t, in)[in.layout.StackBase:in.layout.HeapBase]) }
+	require.NotZero(t, freeBytes(), "the program left freed blocks holding data")
+	require.NotZero(t, stackRegion(), "the runtime was created on the linker's stack")
+	count, size := mallocState(t, in)
+
+	_, err := in.ZeroUnused()
+	require.NoError(t, err)
+	require.Zero(t, freeBytes())
+	require.Zero(t, stackRegion())
+	afterCount, afterSize := mallocState(t, in)
+	require.Equal(t, [2]uint32{count, size}, [2]uint32{afterCount, afterSize})
+	require.Equal(t, "1000,1498500,v2997", evalText(t, in,
+		`for (let i = 0; i < 3000; i++) ({i, s: 'w' + i}); [keep.length, keep.reduce((a, o) => a + o.i, 0), keep.at(-1).s].join()`))
+}

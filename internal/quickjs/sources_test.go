@@ -1,6 +1,7 @@
 package quickjs
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
@@ -30,24 +31,16 @@ func evalText(t *testing.T, in *Instance, src string) string {
 	return s
 }
 
-// sourcesNotPorted is why the tests of DropSources that need it to work
-// are skipped.
-const sourcesNotPorted = "DropSources is not yet ported to QuickJS-NG 0.16's struct layout (issue 29): " +
-	"it checks the fields it uses at QuickJS-NG 0.10.1's offsets, from JSRuntime's allocation counters on, " +
-	"and refuses this build (TestDropSourcesRefusesThisBuild)"
-
-// On this build DropSources finds the runtime's allocation counters not
-// where 0.10.1 kept them: it fails with ErrLayoutMismatch and changes
-// nothing, so the runtime keeps every source. When DropSources is ported,
-// this test fails: remove it and the skips of sourcesNotPorted.
-func TestDropSourcesRefusesThisBuild(t *testing.T) {
-	in := newStackInstance(t)
-	evalText(t, in, sourcesProgram)
-	before := append([]byte(nil), memory(t, in)...)
-	_, err := in.DropSources(sourcesProgram)
-	require.ErrorIs(t, err, ErrLayoutMismatch)
-	require.Equal(t, before, memory(t, in), "memory changed")
-	require.Equal(t, "function add(a, b) { return a + b }", evalText(t, in, `String(t.add)`))
+// mallocState returns the runtime's allocation counters after checking
+// them against the heap and the arenas (walkArenas).
+func mallocState(t *testing.T, in *Instance) (count, size uint32) {
+	t.Helper()
+	mem := memory(t, in)
+	heap, err := walkHeap(mem, in.layout.HeapBase)
+	require.NoError(t, err)
+	_, err = walkArenas(mem, heap, in.rt)
+	require.NoError(t, err)
+	return le32(mem[in.rt+rtMallocCount:]), le32(mem[in.rt+rtMallocSize:])
 }
 
 // DropSources frees every function's source text but a class's: the
@@ -55,21 +48,18 @@ func TestDropSourcesRefusesThisBuild(t *testing.T) {
 // compiled later keep their source; the runtime's allocation counters stay
 // exact.
 func TestDropSources(t *testing.T) {
-	t.Skip(sourcesNotPorted)
 	in := newStackInstance(t)
 	evalText(t, in, sourcesProgram)
 	require.Equal(t, "function add(a, b) { return a + b }", evalText(t, in, `String(t.add)`))
-	mem := memory(t, in)
-	count := le32(mem[in.rt+rtMallocCount:])
+	count, _ := mallocState(t, in)
 
 	st, err := in.DropSources(sourcesProgram)
 	require.NoError(t, err)
 	// add, outer, inner, arrow, bump, make, method; the class keeps its.
 	require.GreaterOrEqual(t, st.Functions, 7)
 	require.Greater(t, st.Bytes, len("function add(a, b) { return a + b }"))
-	mem = memory(t, in)
-	require.NoError(t, in.checkMallocState(mem))
-	require.Equal(t, count-uint32(st.Functions), le32(mem[in.rt+rtMallocCount:]))
+	after, _ := mallocState(t, in)
+	require.Equal(t, count-uint32(st.Functions), after)
 
 	require.True(t, strings.HasPrefix(evalText(t, in, `String(t.Counter)`), "class Counter {"), "a class keeps its source")
 	for _, f := range []string{"t.add", "t.inner", "t.arrow", "t.Counter.prototype.bump", "t.Counter.make", "t.obj.method"} {
@@ -90,7 +80,6 @@ func TestDropSources(t *testing.T) {
 // what DropSources assumes (or the text is not the one compiled): it
 // changes nothing.
 func TestDropSourcesRefusesUnknownText(t *testing.T) {
-	t.Skip(sourcesNotPorted)
 	in := newStackInstance(t)
 	evalText(t, in, sourcesProgram)
 	before := append([]byte(nil), memory(t, in)...)
@@ -98,4 +87,103 @@ func TestDropSourcesRefusesUnknownText(t *testing.T) {
 	require.ErrorContains(t, err, "not a piece of the given text")
 	require.Equal(t, before, memory(t, in), "memory changed")
 	require.Equal(t, "function add(a, b) { return a + b }", evalText(t, in, `String(t.add)`))
+}
+
+// sizedFunction returns the text of a function whose source is n bytes.
+func sizedFunction(name string, n int) string {
+	head := "function " + name + "() { return '"
+	tail := "' }"
+	return head + strings.Repeat("x", n-len(head)-len(tail)) + tail
+}
+
+// DropSources frees a source the way js_free_rt would, whichever kind of
+// block holds it: a small block goes back to its arena zeroed (and an
+// arena left empty back to malloc), a large one back to malloc; the
+// allocation counters and the heap check after, and the text is no longer
+// in memory once ZeroUnused has cleared the free chunks.
+func TestDropSourcesFreesEveryBlockKind(t *testing.T) {
+	cases := []struct {
+		name        string
+		size        int
+		emptyArenas int // arenas given back to malloc
+	}{
+		{"small block", 40, 0},
+		{"last block of its arena", 490, 1}, // 491 bytes with the NUL: the 512-byte class, otherwise unused
+		{"large block", 3000, 0},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			in := newStackInstance(t)
+			src := sizedFunction("f", c.size)
+			evalText(t, in, src+"; globalThis.f = f")
+			require.Equal(t, src, evalText(t, in, `String(f)`))
+			count, size := mallocState(t, in)
+			arenasBefore := len(arenasOf(t, in).arenas)
+
+			st, err := in.DropSources(src)
+			require.NoError(t, err)
+			require.Equal(t, SourceStats{Functions: 1, Bytes: c.size}, st)
+			after, afterSize := mallocState(t, in)
+			require.Equal(t, count-1, after)
+			require.Less(t, afterSize, size)
+			require.Equal(t, arenasBefore-c.emptyArenas, len(arenasOf(t, in).arenas))
+			_, err = in.ZeroUnused()
+			require.NoError(t, err)
+			require.NotContains(t, string(memory(t, in)), src, "the text is still in memory")
+			require.Contains(t, evalText(t, in, `String(f)`), "[native code]")
+			require.Equal(t, strconv.Itoa(c.size-len("function f() { return '' }")), evalText(t, in, `String(f().length)`))
+		})
+	}
+}
+
+// arenasOf walks the instance's arenas.
+func arenasOf(t *testing.T, in *Instance) arenaWalk {
+	t.Helper()
+	mem := memory(t, in)
+	heap, err := walkHeap(mem, in.layout.HeapBase)
+	require.NoError(t, err)
+	w, err := walkArenas(mem, heap, in.rt)
+	require.NoError(t, err)
+	return w
+}
+
+// When the allocator's state does not check, DropSources changes nothing.
+func TestDropSourcesRefusesABrokenAllocator(t *testing.T) {
+	firstArena := func(t *testing.T, in *Instance) uint32 {
+		for ar := range arenasOf(t, in).arenas {
+			return ar
+		}
+		t.Fatal("no arena")
+		return 0
+	}
+	cases := []struct {
+		name  string
+		spoil func(t *testing.T, in *Instance, mem []byte)
+		want  string
+	}{
+		{"allocation size counter", func(t *testing.T, in *Instance, mem []byte) {
+			putLeUint32(mem[in.rt+rtMallocSize:], le32(mem[in.rt+rtMallocSize:])+8)
+		}, "allocation counters"},
+		{"arena's use count", func(t *testing.T, in *Instance, mem []byte) {
+			mem[firstArena(t, in)+arenaUsed]++
+		}, "does not check"},
+		{"arena's size class", func(t *testing.T, in *Instance, mem []byte) {
+			mem[firstArena(t, in)+arenaClass] ^= 1
+		}, "does not check"},
+		{"arena list link", func(t *testing.T, in *Instance, mem []byte) {
+			putLeUint32(mem[in.rt+rtArenaLists+4:], in.rt+rtFreeArenaLists)
+		}, "broken"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			in := newStackInstance(t)
+			evalText(t, in, sourcesProgram)
+			c.spoil(t, in, memory(t, in))
+			before := append([]byte(nil), memory(t, in)...)
+			_, err := in.DropSources(sourcesProgram)
+			require.ErrorIs(t, err, ErrLayoutMismatch)
+			require.ErrorContains(t, err, c.want)
+			require.Equal(t, before, memory(t, in), "memory changed")
+		})
+	}
 }
