@@ -1000,6 +1000,10 @@
         if (k === "name" || k === "message" || k === "stack") {
           const v = descs[i].value;
           if (typeof v === "string" && includes(stack, v)) continue;
+          // The frames rendered above, less their trailing newlines: on
+          // QuickJS-NG 0.16 assigning err.stack makes an own enumerable
+          // property (Node's is never enumerable).
+          if (k === "stack" && v === frames && typeof v === "string") continue;
         }
         push(k2, k);
         push(d2, descs[i]);
