@@ -117,16 +117,21 @@ func (g *guestMemory) grow(from, to uint64) bool {
 
 // cover extends the covered stack towards want bytes (capped at the
 // stack's size), as far as fits. The stack never takes the account's last
-// 1/heapShare, except when nothing is covered yet (a run's first stack).
+// 1/heapShare, except for a run's first stack when that share would leave
+// it less than stackGrace (a RangeError's construction fits in half of
+// it): it then takes up to that much, and leaves the rest to the heap, the
+// logs and the result.
 func (g *guestMemory) cover(want uint32) {
 	want = min(want, g.top-g.bottom)
 	if want <= g.covered {
 		return
 	}
 	avail := g.mem.Available()
-	if g.covered > 0 {
-		avail -= g.mem.Limit() / heapShare
+	reserve := g.mem.Limit() / heapShare
+	if g.covered == 0 {
+		reserve = min(reserve, max(0, avail-stackGrace*nativeCost))
 	}
+	avail -= reserve
 	if n := min(avail/nativeCost, int64(want-g.covered)); n > 0 {
 		g.charge(g.covered + uint32(n))
 	}

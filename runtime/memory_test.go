@@ -113,6 +113,38 @@ func TestTrivialRunPeak(t *testing.T) {
 	require.Less(t, o.PeakMemory, int64(16<<20))
 }
 
+// A small MemoryBytes leaves a run's first stack less, not the heap and
+// the host nothing: a trivial program logs and returns at the smallest
+// budgets, and a deep recursion there still ends in a catchable
+// RangeError. (The first stack used to take all the account had left, up
+// to its 64 KiB: below 9.75 MiB the first log line or heap growth ended
+// the run as worker-exit, and so did the recursion's end at 5 to 8 MiB.)
+func TestSmallBudgetLeavesRoomBesideTheStack(t *testing.T) {
+	cases := []struct {
+		memoryBytes int64
+		objects     int // that the program makes (about 50 bytes of heap each)
+	}{{5 << 20, 2000}, {6 << 20, 5000}, {9 << 20, 10000}}
+	for _, c := range cases {
+		memoryBytes := c.memoryBytes
+		e := memoryEngine(t, memoryBytes)
+		program := fmt.Sprintf(`console.log('hi'); const a = []; for (let i = 0; i < %d; i++) a.push({i}); return a.length`, c.objects)
+		o, err := e.run(context.Background(), program, nil)
+		require.NoError(t, err)
+		require.Empty(t, o.Kind, "%d MiB: %s", memoryBytes>>20, o.Message)
+		require.Equal(t, []string{"hi"}, o.Logs)
+		require.JSONEq(t, fmt.Sprint(c.objects), string(o.Value))
+		require.LessOrEqual(t, o.PeakMemory, memoryBytes)
+
+		o, err = e.run(context.Background(), recursionProgram, nil)
+		require.NoError(t, err)
+		require.Empty(t, o.Kind, "%d MiB: %s", memoryBytes>>20, o.Message)
+		var got []any
+		require.NoError(t, json.Unmarshal(o.Value, &got))
+		require.Equal(t, "RangeError: Maximum call stack size exceeded", got[1], "%d MiB", memoryBytes>>20)
+		require.LessOrEqual(t, o.PeakMemory, memoryBytes)
+	}
+}
+
 // The guest's linear memory grows only while it fits beside what the host
 // holds for the run: with host bytes charged, a guest that allocates until
 // it fails fails with the memory message sooner.
