@@ -46,14 +46,14 @@ const (
 	snapshotMonotonic = 1_000_000
 )
 
-// cycleGC is the heap size past which QuickJS's cycle collector first
+// CycleGC is the heap size past which QuickJS's cycle collector first
 // runs (after each collection QuickJS moves it to 1.5 times the heap that
 // survived). The collector is on: the bugs that made the earlier build turn
 // it off are fixed in the pinned QuickJS-NG (docs/engine-bugs.md), and
 // without it cyclic garbage (a promise's reactions, closures over their
 // own frames) stays until the run ends. The figure is chosen by
 // measurement (docs/performance.md, "The cycle collector").
-const cycleGC = 256 << 10
+const CycleGC = 256 << 10
 
 // snapshotFormat changes whenever what the snapshot's state records
 // changes (snapshotState, quickjs.State, quickjs.Layout), so that the
@@ -123,7 +123,7 @@ func buildSnapshot(ctx context.Context, hardened []byte, prelude string) (*snaps
 	defer in.Close(ctx)
 	fail := func(err error) (*snapshot, error) { return nil, fmt.Errorf("coderun: building the snapshot: %w", err) }
 	st := snapshotState{Format: snapshotFormat}
-	if err := in.Init(quickjs.InitOptions{StackBytes: stackBytes, StackMargin: stackMargin, GCThreshold: cycleGC}); err != nil {
+	if err := in.Init(quickjs.InitOptions{StackBytes: stackBytes, StackMargin: stackMargin, GCThreshold: CycleGC}); err != nil {
 		return fail(err)
 	}
 	if err := refuseImports(in); err != nil {
@@ -218,7 +218,7 @@ func compilePrelude(ctx context.Context, qe *quickjs.Engine, prelude string) (pr
 		return preludeBytecode{}, err
 	}
 	defer in.Close(ctx)
-	if err := in.Init(quickjs.InitOptions{StackBytes: stackBytes, StackMargin: stackMargin, GCThreshold: cycleGC}); err != nil {
+	if err := in.Init(quickjs.InitOptions{StackBytes: stackBytes, StackMargin: stackMargin, GCThreshold: CycleGC}); err != nil {
 		return preludeBytecode{}, err
 	}
 	code, ok, err := in.Compile(prelude, preludeFile, quickjs.EvalGlobal)

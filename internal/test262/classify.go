@@ -24,21 +24,10 @@ const (
 	// inherentBody: the test fails as an async function body on the engine
 	// alone: global declarations, top-level this, and the like.
 	inherentBody Class = "inherent: async function body"
-	// neutralized: the test fails only because the prelude deleted engine
-	// surface with known memory bugs (docs/engine-bugs.md).
-	neutralized Class = "neutralized on purpose"
 	// Machinery: the engine alone passes the test as a function body, and
 	// coderun fails it: the prelude, the transpiler or the host.
 	Machinery Class = "machinery"
 )
-
-// neutralizeJS deletes what runtime/prelude.js deletes for known engine
-// memory bugs; keep the two lists the same.
-const neutralizeJS = `for (const [owner, name] of [
-  [ArrayBuffer.prototype, "transfer"], [ArrayBuffer.prototype, "transferToFixedLength"],
-  [ArrayBuffer.prototype, "resize"], [SharedArrayBuffer.prototype, "grow"],
-  [Iterator, "concat"], [globalThis, "FinalizationRegistry"],
-]) delete owner[name];`
 
 // Result is a test's outcomes and class.
 type Result struct {
@@ -79,7 +68,7 @@ func (r *runner) run(ctx context.Context, path string) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	enginePass, engineWhy := t.passed(r.Engine.runScript(ctx, script, ""), false)
+	enginePass, engineWhy := t.passed(r.Engine.runScript(ctx, script), false)
 	coderunPass, coderunWhy := t.passed(r.Coderun.run(ctx, body), true)
 	switch {
 	case enginePass && coderunPass:
@@ -93,16 +82,12 @@ func (r *runner) run(ctx context.Context, path string) (Result, error) {
 		return res, nil
 	}
 	res.Why = coderunWhy
-	if ok, why := t.passed(r.Engine.runBody(ctx, body, ""), true); !ok {
+	if ok, why := t.passed(r.Engine.runBody(ctx, body), true); !ok {
 		res.BodyWhy = why
 		res.Class = inherentBody
 		if !t.strict() {
 			res.Class = inherentSloppy
 		}
-		return res, nil
-	}
-	if ok, _ := t.passed(r.Engine.runBody(ctx, body, neutralizeJS), true); !ok {
-		res.Class = neutralized
 		return res, nil
 	}
 	res.Class = Machinery

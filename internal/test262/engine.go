@@ -12,6 +12,7 @@ import (
 
 	"github.com/coderun/coderun/budget"
 	"github.com/coderun/coderun/internal/quickjs"
+	"github.com/coderun/coderun/runtime"
 	"github.com/coderun/coderun/wasm"
 	"github.com/coderun/coderun/wasm/upstream"
 )
@@ -102,18 +103,14 @@ type outcome struct {
 	Output string
 }
 
-// prologue is a script the engine runs before the test (for the
-// neutralized mode).
-type prologue string
-
 // runScript evaluates src as one global script (strict when it starts with
 // a "use strict" directive), then runs every pending job.
 //
 // The script's completion value is made undefined: the module's eval
 // export awaits a promise completion value, and a test whose last
 // statement makes a promise that never settles would wait forever.
-func (e *engine) runScript(ctx context.Context, src string, pro prologue) outcome {
-	return e.run(ctx, pro, true, func(r *engineRun) outcome {
+func (e *engine) runScript(ctx context.Context, src string) outcome {
+	return e.run(ctx, true, func(r *engineRun) outcome {
 		o := r.script(src)
 		o.Output = r.host.out.String()
 		return o
@@ -134,8 +131,8 @@ func (r *engineRun) script(src string) outcome {
 // runBody evaluates body as coderun evaluates a program: the function
 // expression it is wrapped in is evaluated as a script, called, and its
 // promise watched while every pending job runs.
-func (e *engine) runBody(ctx context.Context, body string, pro prologue) outcome {
-	return e.run(ctx, pro, false, func(r *engineRun) outcome {
+func (e *engine) runBody(ctx context.Context, body string) outcome {
+	return e.run(ctx, false, func(r *engineRun) outcome {
 		o := r.body(body)
 		out := r.host.out.String()
 		// The helper printed how the promise settled, after what the
@@ -192,7 +189,7 @@ type engineRun struct {
 	helper quickjs.Value
 }
 
-func (e *engine) run(ctx context.Context, pro prologue, globalPrint bool, f func(*engineRun) outcome) outcome {
+func (e *engine) run(ctx context.Context, globalPrint bool, f func(*engineRun) outcome) outcome {
 	h := &engineHost{}
 	in, err := e.qe.Instantiate(ctx, h)
 	if err != nil {
@@ -200,7 +197,7 @@ func (e *engine) run(ctx context.Context, pro prologue, globalPrint bool, f func
 	}
 	defer in.Close(context.Background())
 	r := &engineRun{in: in, host: h}
-	if err := r.init(pro, globalPrint); err != nil {
+	if err := r.init(globalPrint); err != nil {
 		return outcome{Status: fault, Detail: "setting up the instance: " + err.Error()}
 	}
 	return f(r)
@@ -209,13 +206,13 @@ func (e *engine) run(ctx context.Context, pro prologue, globalPrint bool, f func
 // importError is what coderun's snapshot answers every import() with.
 const importError = "modules are not available"
 
-func (r *engineRun) init(pro prologue, globalPrint bool) error {
+func (r *engineRun) init(globalPrint bool) error {
 	if err := r.in.Warm(false); err != nil {
 		return err
 	}
 	if err := r.in.Init(quickjs.InitOptions{
 		StackBytes: stackBytes, StackMargin: stackMargin,
-		GCThreshold: quickjs.NoCycleGC,
+		GCThreshold: runtime.CycleGC,
 	}); err != nil {
 		return err
 	}
@@ -245,15 +242,6 @@ func (r *engineRun) init(pro prologue, globalPrint bool) error {
 		return fmt.Errorf("the helper threw: %s", r.exceptionText())
 	}
 	r.helper = v
-	if pro != "" {
-		v, err := r.in.Eval(string(pro), "test262:prologue", quickjs.EvalGlobal)
-		if err != nil {
-			return err
-		}
-		if v.IsException() {
-			return fmt.Errorf("the prologue threw: %s", r.exceptionText())
-		}
-	}
 	return nil
 }
 

@@ -11,13 +11,10 @@
   const S = String, stringify = JSON.stringify, apply = Reflect.apply;
   const then = Promise.prototype.then;
 
-  // The raw host proxy, as runtime/prelude.js extracts it: the wrapper
-  // calls proxy.call(this, ...).
-  let raw;
-  const FP = Function.prototype, callDesc = Object.getOwnPropertyDescriptor(FP, "call");
-  Object.defineProperty(FP, "call", { value: function () { raw = this; }, writable: true, configurable: true });
-  try { wrapper(); } finally { Object.defineProperty(FP, "call", callDesc); }
-  const host = raw;
+  // The host function (the glue's coderun_new_function), as
+  // runtime/prelude.js uses it: its calls go straight to the host, which
+  // skips the first four arguments.
+  const host = wrapper;
   function out(s) { host(0, 0, 0, undefined, S(s)); }
   if (globalPrint) {
     Object.defineProperty(globalThis, "print", {

@@ -1,4 +1,4 @@
 /*---
-description: a proposal the engine lacks
+description: a feature the engine lacks (Temporal, not in QuickJS-NG 05b2db9)
 ---*/
-assert.sameValue(typeof JSON.rawJSON, "function");
+assert.sameValue(typeof Temporal, "object");
