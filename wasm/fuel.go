@@ -72,14 +72,12 @@ type FuelConfig struct {
 	// means defaultInterruptCost.
 	InterruptCost int64
 	// SkipLoops lists the interpreters, by original absolute index, whose
-	// loops are not instrumented at all: JavaScript is charged at QuickJS's
-	// interrupt poll instead. Nil means the interpreter, JS_CallInternal
-	// (by the module's name section); an empty non-nil slice instruments
-	// every loop. Charging the interpreter's other loops too (all but its
-	// dispatch loop, see dispatchLoops) made wazero's native frame of
-	// JS_CallInternal several times larger with QuickJS-NG 0.16: a deep
-	// recursion then outgrew the native stack the run's account charges
-	// for (runtime/memory.go), so it is not done.
+	// dispatch loops (see dispatchLoops) are not instrumented: JavaScript
+	// is charged at QuickJS's interrupt poll instead. Their other loops are
+	// charged like any C loop, but their yields keep the loop's state out
+	// of the native frame (see savingCharger). Nil means the interpreter,
+	// JS_CallInternal (by the module's name section); an empty non-nil
+	// slice instruments every loop the ordinary way.
 	SkipLoops []uint32
 	// InterruptHandler is the original absolute index of the function
 	// whose body is replaced by a fuel charge that returns the stop
@@ -130,8 +128,12 @@ func (c FuelConfig) withDefaults(m *Module) (FuelConfig, error) {
 //
 // Charges are made:
 //   - at the top of every loop body (or, with cfg.BackEdges, on every
-//     branch back to a loop), cfg.LoopCost, except in the functions in
-//     cfg.SkipLoops (by default the interpreter);
+//     branch back to a loop), cfg.LoopCost, except the dispatch loops of
+//     the interpreters in cfg.SkipLoops (by default JS_CallInternal's); in
+//     an interpreter the yield saves the loop's carried locals in exported
+//     mutable globals (named fuelSaveExportPrefix and the global's index)
+//     around a call of an appended refill helper, so that the charges do
+//     not grow the interpreter's native frame;
 //   - in the interrupt handler, whose body is replaced by a charge of
 //     cfg.InterruptCost followed by "return $stop", a mutable i32 global,
 //     initial value 0, exported as StopGlobalExport and read after the
@@ -161,7 +163,9 @@ func (c FuelConfig) withDefaults(m *Module) (FuelConfig, error) {
 // fuel_yield(left) is called with the negative balance. It either returns
 // the new balance (a refill; it should be positive) or aborts the run by
 // panicking, which wazero turns into an error of the exported call in
-// progress (the instance must then be discarded). Instead of panicking, it
+// progress (the instance must then be discarded). It must not call into
+// the instance: the interpreter's yields keep locals in globals that a
+// nested yield would overwrite. Instead of panicking, it
 // may set the stop global to a non-zero value and return a small balance:
 // the next time QuickJS polls the interrupt handler (at once when the
 // handler's own charge yielded), the handler returns non-zero and QuickJS
@@ -182,8 +186,8 @@ func (c FuelConfig) withDefaults(m *Module) (FuelConfig, error) {
 // jump or call), 256 bytes of bulk memory traffic, or 256 bytes of memory
 // growth. Every yield is also a host call, hence a point where the Go
 // scheduler and garbage collector can stop the goroutine. If the runtime does not install the interrupt
-// handler, JavaScript loops (which run inside the interpreter's skipped
-// function) are neither charged nor preempted.
+// handler, JavaScript loops (which run inside the interpreter's dispatch loop)
+// are neither charged nor preempted.
 //
 // On error, m may be partly rewritten and should be discarded.
 func Fuel(m *Module, cfg FuelConfig) error {
@@ -222,6 +226,10 @@ func fuel(m *Module, cfg FuelConfig) error {
 		}
 	}
 
+	interp, err := planInterpreters(m, cfg.SkipLoops)
+	if err != nil {
+		return err
+	}
 	yield := m.insertFuncImport(fuelImportModule, fuelImportName, FuncType{Params: []ValType{i64}, Results: []ValType{i64}})
 	g := m.addGlobal(Global{Type: GlobalType{ValType: i64, Mutable: true}, Init: []Instr{i64Const(0), simple(opEnd)}})
 	if err := m.addExport(Export{Name: FuelGlobalExport, Kind: ExternGlobal, Index: g}); err != nil {
@@ -239,6 +247,10 @@ func fuel(m *Module, cfg FuelConfig) error {
 	if countOpsIn(m, opMemoryGrow) > 0 {
 		bulk.grow = addGrowHelper(m, ch)
 	}
+	var refill uint32
+	if len(cfg.SkipLoops) > 0 {
+		refill = addRefillHelper(m, ch)
+	}
 
 	// Defined function i now has absolute index imported+1+i.
 	for i := range m.Code[:n] {
@@ -247,17 +259,14 @@ func fuel(m *Module, cfg FuelConfig) error {
 			continue
 		}
 		orig := imported + uint32(i)
-		var skip map[int]bool
+		var saver *savingCharger
 		if slices.Contains(cfg.SkipLoops, orig) {
-			if len(dispatchLoops(c.Body)) == 0 {
-				return fmt.Errorf("function %d has no dispatch loop (a loop around a br_table of %d or more targets): it is not an interpreter", orig, opcodeTargets)
-			}
-			continue
+			saver = interp.saver(orig, ch, refill)
 		}
 		if !needsFuel(c.Body) {
 			continue
 		}
-		if err := instrument(m, orig+1, skip, cfg, ch, bulk); err != nil {
+		if err := instrument(m, orig+1, saver, cfg, ch, bulk); err != nil {
 			return err
 		}
 	}
@@ -328,8 +337,9 @@ func countOpsIn(m *Module, op Opcode) int {
 }
 
 // instrument inserts the charges into the defined function with absolute
-// index idx, leaving alone the loops that start at the positions in skip.
-func instrument(m *Module, idx uint32, skip map[int]bool, cfg FuelConfig, ch charger, bulk bulkHelpers) error {
+// index idx; in an interpreter (saver not nil), it leaves alone the loops
+// in saver.skip and charges the others with saver.
+func instrument(m *Module, idx uint32, saver *savingCharger, cfg FuelConfig, ch charger, bulk bulkHelpers) error {
 	tmp, err := m.addLocal(idx, i64)
 	if err != nil {
 		return err
@@ -345,18 +355,30 @@ func instrument(m *Module, idx uint32, skip map[int]bool, cfg FuelConfig, ch cha
 			}
 		}
 	}
-	d, s, n := ops[0], ops[1], ops[2]
 	cost := i64Const(cfg.LoopCost)
 	// The enclosing blocks, innermost last: opLoop for a loop without
 	// parameters, opBlock for anything else (a branch to a loop with
-	// parameters carries values, which the br_if rewrite cannot pass).
+	// parameters carries values, which the br_if rewrite cannot pass),
+	// and where each starts.
 	var labels []Opcode
+	var starts []int
 	toLoop := func(label uint32) bool {
 		return uint64(label) < uint64(len(labels)) && labels[len(labels)-1-int(label)] == opLoop
 	}
+	// charge charges the loop that label (or, with -1, the instruction at
+	// pos) starts.
+	charge := func(out []Instr, label int, pos int) []Instr {
+		if saver == nil {
+			return ch.charge(out, tmp, cost)
+		}
+		if label >= 0 {
+			pos = starts[len(starts)-1-label]
+		}
+		return saver.charge(out, pos, cost)
+	}
 	out := make([]Instr, 0, len(c.Body)+len(c.Body)/8)
 	for pos, in := range c.Body {
-		loops := !skip[pos] // whether this instruction, if a loop, is charged
+		loops := saver == nil || !saver.skip[pos] // whether this instruction, if a loop, is charged
 		switch in.Op {
 		case opLoop:
 			op := opLoop
@@ -370,52 +392,63 @@ func instrument(m *Module, idx uint32, skip map[int]bool, cfg FuelConfig, ch cha
 					op = opBlock
 				}
 			}
-			labels = append(labels, op)
+			labels, starts = append(labels, op), append(starts, pos)
 		case opBlock, opIf:
-			labels = append(labels, in.Op)
+			labels, starts = append(labels, in.Op), append(starts, pos)
 		case opEnd:
 			if len(labels) > 0 {
-				labels = labels[:len(labels)-1]
+				labels, starts = labels[:len(labels)-1], starts[:len(starts)-1]
 			}
 		}
 		backEdges := cfg.BackEdges
 		switch {
 		case in.Op == opLoop && loops && !cfg.BackEdges:
 			out = append(out, in)
-			out = ch.charge(out, tmp, cost)
+			out = charge(out, -1, pos)
 		case backEdges && in.Op == opBr && toLoop(in.A):
-			out = ch.charge(out, tmp, cost)
+			out = charge(out, int(in.A), pos)
 			out = append(out, in)
 		case backEdges && in.Op == opBrIf && toLoop(in.A):
 			// if (cond) { charge; br L } — one label deeper.
 			out = append(out, blockInstr(opIf, blockEmpty))
-			out = ch.charge(out, tmp, cost)
+			out = charge(out, int(in.A), pos)
 			out = append(out, indexed(opBr, in.A+1), simple(opEnd))
 		case backEdges && in.Op == opBrTable && (toLoop(in.A) || slices.ContainsFunc(in.Vec, toLoop)):
+			if saver != nil {
+				return fmt.Errorf("function %d: an interpreter's br_table back to a loop is not supported", idx)
+			}
 			out = ch.charge(out, tmp, cost)
 			out = append(out, in)
 		case in.Op == opMemoryGrow:
 			out = append(out, indexed(opCall, bulk.grow))
 		case in.Op == opMemoryCopy || in.Op == opMemoryFill:
-			helper := bulk.copy
-			if in.Op == opMemoryFill {
-				helper = bulk.fill
-			}
-			// dst, src (or value), len are on the stack.
-			out = append(out,
-				indexed(opLocalSet, n), indexed(opLocalSet, s), indexed(opLocalSet, d),
-				indexed(opLocalGet, n), i32Const(bulkMemoryChunk), simple(opI32GtU),
-				blockInstr(opIf, blockEmpty),
-				indexed(opLocalGet, d), indexed(opLocalGet, s), indexed(opLocalGet, n), indexed(opCall, helper),
-				simple(opElse))
-			out = ch.charge(out, tmp, lengthCost(n)...)
-			out = append(out, indexed(opLocalGet, d), indexed(opLocalGet, s), indexed(opLocalGet, n), in, simple(opEnd))
+			out = bulkOp(out, in, ch, bulk, tmp, ops)
 		default:
 			out = append(out, in)
 		}
 	}
 	c.Body = out
 	return nil
+}
+
+// bulkOp appends the charged form of in, a memory.copy or memory.fill
+// whose operands dst, src (or value) and len are on the stack: saved in the
+// i32 locals ops, it is charged by its length, or, longer than
+// bulkMemoryChunk, run by the chunking helper.
+func bulkOp(out []Instr, in Instr, ch charger, bulk bulkHelpers, tmp uint32, ops [3]uint32) []Instr {
+	d, s, n := ops[0], ops[1], ops[2]
+	helper := bulk.copy
+	if in.Op == opMemoryFill {
+		helper = bulk.fill
+	}
+	out = append(out,
+		indexed(opLocalSet, n), indexed(opLocalSet, s), indexed(opLocalSet, d),
+		indexed(opLocalGet, n), i32Const(bulkMemoryChunk), simple(opI32GtU),
+		blockInstr(opIf, blockEmpty),
+		indexed(opLocalGet, d), indexed(opLocalGet, s), indexed(opLocalGet, n), indexed(opCall, helper),
+		simple(opElse))
+	out = ch.charge(out, tmp, lengthCost(n)...)
+	return append(out, indexed(opLocalGet, d), indexed(opLocalGet, s), indexed(opLocalGet, n), in, simple(opEnd))
 }
 
 // lengthCost pushes the charge for a bulk operation of length local n.

@@ -2,18 +2,21 @@ package wasm
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 )
 
 // unchargedLoops returns the positions of the loops in body that a branch
-// goes back to without a fuel charge right before it (Fuel with BackEdges
-// puts one before each: "... call $fuel_yield; global.set $fuel; end", then
-// the branch), leaving
-// out the loops charged at their top (Fuel's chunking helpers: a call of
-// $fuel_yield among the loop's first instructions).
-func unchargedLoops(body []Instr, yield, fuel uint32) map[int]bool {
+// goes back to without a fuel charge right before it, leaving out the loops
+// charged at their top (Fuel's chunking helpers: a call of $fuel_yield among
+// the loop's first instructions). Fuel with BackEdges puts a charge before
+// each branch, ending in "i64.const 0; i64.lt_s; if ... end" whose block
+// calls one of refills: $fuel_yield itself, or (in an interpreter, whose
+// yields save the loop's carried locals around the call) the refill helper
+// that calls it.
+func unchargedLoops(body []Instr, yield uint32, refills map[uint32]bool) map[int]bool {
 	var open []int // enclosing blocks' positions; -1 for a block or if
 	loops := map[int]bool{}
 	toLoop := func(label uint32) bool {
@@ -24,8 +27,25 @@ func unchargedLoops(body []Instr, yield, fuel uint32) map[int]bool {
 		return p >= 0 && !chargedAtTop(body[p:], yield)
 	}
 	charged := func(i int) bool {
-		return i >= 3 && body[i-1].Op == opEnd && body[i-2].Op == opGlobalSet && body[i-2].A == fuel &&
-			body[i-3].Op == opCall && body[i-3].A == yield
+		if i < 1 || body[i-1].Op != opEnd {
+			return false
+		}
+		calls, depth := false, 0
+		for j := i - 2; j >= 2; j-- {
+			switch in := body[j]; in.Op {
+			case opEnd:
+				depth++
+			case opBlock, opLoop, opIf:
+				if depth > 0 {
+					depth--
+					continue
+				}
+				return in.Op == opIf && calls && body[j-1].Op == opI64LtS && body[j-2].Op == opI64Const && body[j-2].C == 0
+			case opCall:
+				calls = calls || depth == 0 && refills[in.A]
+			}
+		}
+		return false
 	}
 	// uncharged records the loops among labels, when the branch at i is not charged.
 	uncharged := func(i int, labels ...uint32) {
@@ -109,14 +129,57 @@ func TestEveryLoopCharged(t *testing.T) {
 			fuel = e.Index
 		}
 	}
+	// The refill helper: global.get $fuel; call $fuel_yield; global.set $fuel.
+	refills := map[uint32]bool{yield: true}
+	for i := range m.Code {
+		if slices.EqualFunc(m.Code[i].Body, []Instr{indexed(opGlobalGet, fuel), indexed(opCall, yield), indexed(opGlobalSet, fuel), simple(opEnd)}, sameInstr) {
+			refills[m.numImportedFuncs()+uint32(i)] = true
+		}
+	}
+	require.Len(t, refills, 2, "fuel_yield and the interpreter's refill helper")
 	var left []string
 	for i := range m.Code {
 		body := m.Code[i].Body
-		for p := range unchargedLoops(body, yield, fuel) {
+		for p := range unchargedLoops(body, yield, refills) {
 			left = append(left, fmt.Sprintf("function %d, loop at %d (largest br_table %d)",
 				int(m.numImportedFuncs())+i, p, largestBrTable(body[p:])))
 		}
 	}
 	require.Len(t, left, 1, "the interpreter's dispatch loop, and no other loop, is left to the interrupt handler")
 	require.Contains(t, left[0], "(largest br_table 2", "the loop left alone dispatches over 200 or more opcodes")
+}
+
+// sameInstr reports whether two instructions without vectors are the same.
+func sameInstr(a, b Instr) bool {
+	return a.Op == b.Op && a.A == b.A && a.B == b.B && a.C == b.C && len(a.Vec) == 0 && len(b.Vec) == 0
+}
+
+// A loop carries the locals it writes after reading them; a local written
+// before it is read, or only read, is not saved around its yield.
+func TestCarriedLocals(t *testing.T) {
+	get := func(x uint32) Instr { return indexed(opLocalGet, x) }
+	set := func(x uint32) Instr { return indexed(opLocalSet, x) }
+	loop, end := blockInstr(opLoop, blockEmpty), simple(opEnd)
+	for _, tc := range []struct {
+		name string
+		body []Instr
+		want map[int][]uint32
+	}{
+		{"counter", []Instr{loop, get(0), i32Const(1), simple(opI32Sub), indexed(opLocalTee, 0), indexed(opBrIf, 0), end, end},
+			map[int][]uint32{0: {0}}},
+		{"temporary", []Instr{loop, i32Const(1), set(1), get(1), simple(opDrop), end, end}, map[int][]uint32{}},
+		{"read only", []Instr{loop, get(2), simple(opDrop), end, end}, map[int][]uint32{}},
+		{"inner loop counts for both", []Instr{loop, get(3), simple(opDrop), loop, get(0), set(0), end, set(3), end, end},
+			map[int][]uint32{0: {0, 3}, 3: {0}}},
+		{"in a block", []Instr{blockInstr(opBlock, blockEmpty), loop, get(1), set(1), end, end, end},
+			map[int][]uint32{1: {1}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			loops := map[int]bool{}
+			for p, in := range tc.body {
+				loops[p] = in.Op == opLoop
+			}
+			require.Equal(t, tc.want, carriedLocals(tc.body, loops))
+		})
+	}
 }

@@ -168,9 +168,12 @@ func TestFuel(t *testing.T) {
 	require.Equal(t, Global{Type: GlobalType{ValType: i32, Mutable: true}, Init: []Instr{i32Const(0), simple(opEnd)}}, m.Globals[stop])
 	require.Equal(t, Export{Name: StopGlobalExport, Kind: ExternGlobal, Index: stop}, m.Exports[len(m.Exports)-1])
 
-	// The chunked bulk memory and grow helpers follow the original functions.
-	require.Len(t, m.Code, funcs+3)
+	// The chunked bulk memory and grow helpers follow the original
+	// functions, then the interpreter's refill helper.
+	require.Len(t, m.Code, funcs+4)
 	copyHelper, fillHelper, growHelper := imported+1+uint32(funcs), imported+1+uint32(funcs)+1, imported+1+uint32(funcs)+2
+	refill := imported + 1 + uint32(funcs) + 3
+	require.Equal(t, []Instr{indexed(opGlobalGet, g), indexed(opCall, yield), indexed(opGlobalSet, g), simple(opEnd)}, m.body(refill).Body)
 	for _, h := range []uint32{copyHelper, fillHelper} {
 		ft, _ := m.funcType(h)
 		require.True(t, ft.Equal(FuncType{Params: []ValType{i32, i32, i32}}), "%v", ft)
@@ -180,6 +183,8 @@ func TestFuel(t *testing.T) {
 	check := func(tmp uint32, cost ...Instr) []Instr {
 		return charger{fuel: g, yield: yield}.charge(nil, tmp, cost...)
 	}
+	interpTypes, err := m.localTypes(callInternal + 1)
+	require.NoError(t, err)
 	var loops, checked int
 	for i := range orig.Code {
 		idx := imported + uint32(i)
@@ -219,6 +224,11 @@ func TestFuel(t *testing.T) {
 		for pos, in := range before.Body {
 			switch {
 			case skip[pos]:
+			case in.Op == opLoop && idx == callInternal:
+				require.Equal(t, in, after.Body[k])
+				k += 1 + checkSavingCharge(t, m, interpTypes, after.Body[k+1:], g, refill, tmp)
+				checked++
+				continue
 			case in.Op == opLoop:
 				require.Equal(t, in, after.Body[k])
 				want := check(tmp, i64Const(3))
@@ -262,6 +272,38 @@ func TestFuel(t *testing.T) {
 	m2, err := Decode(out)
 	require.NoError(t, err)
 	require.Equal(t, m.Code[100].Body, m2.Code[100].Body)
+}
+
+// checkSavingCharge checks the charge of 3 that an interpreter's loop
+// starts with (body): the fuel global g drops by 3, and if it is negative,
+// the refill helper is called with locals saved in globals around the call,
+// each restored from the global it was saved in, none of them the charge's
+// own temporary tmp, each global a mutable one of its local's type added
+// before g. It returns the charge's length.
+func checkSavingCharge(t *testing.T, m *Module, types []ValType, body []Instr, g, refill, tmp uint32) int {
+	t.Helper()
+	head := []Instr{indexed(opGlobalGet, g), i64Const(3), simple(opI64Sub), indexed(opGlobalSet, g),
+		indexed(opGlobalGet, g), i64Const(0), simple(opI64LtS), blockInstr(opIf, blockEmpty)}
+	require.Equal(t, head, body[:len(head)])
+	k := len(head)
+	type save struct{ local, global uint32 }
+	var saves []save
+	for body[k].Op == opLocalGet {
+		require.Equal(t, opGlobalSet, body[k+1].Op)
+		saves = append(saves, save{body[k].A, body[k+1].A})
+		k += 2
+	}
+	require.Equal(t, indexed(opCall, refill), body[k])
+	k++
+	for _, sv := range saves {
+		require.Equal(t, []Instr{indexed(opGlobalGet, sv.global), indexed(opLocalSet, sv.local)}, body[k:k+2])
+		require.NotEqual(t, tmp, sv.local)
+		require.Less(t, sv.global, g)
+		require.Equal(t, GlobalType{ValType: types[sv.local], Mutable: true}, m.Globals[sv.global].Type)
+		k += 2
+	}
+	require.Equal(t, simple(opEnd), body[k])
+	return k + 1
 }
 
 // withBulk adds to m a function (i32, i32, i32) -> () that runs
@@ -337,8 +379,9 @@ func TestHardenSize(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, m.Imports, len(orig.Imports)+2, "fuel_yield and the stack watch hook")
 	// The dispatcher and its two warm-up helpers, one call_indirect
-	// selector per type, grow_checked, and the bulk memory and grow helpers.
-	require.Equal(t, len(orig.Code)+3+len(indirectTypes)+1+bulkHelperCount(orig), len(m.Code))
+	// selector per type, grow_checked, the bulk memory and grow helpers, and
+	// the interpreter's refill helper.
+	require.Equal(t, len(orig.Code)+3+len(indirectTypes)+1+bulkHelperCount(orig)+1, len(m.Code))
 	t.Logf("hardened module: %d bytes (original %d)", len(b), len(QuickJS()))
 	again, err := Harden(QuickJS(), FuelConfig{})
 	require.NoError(t, err)
