@@ -3,7 +3,7 @@ module github.com/coderun/coderun
 go 1.26.0
 
 require (
-	github.com/evanw/esbuild v0.28.0
+	github.com/evanw/esbuild v0.28.2
 	github.com/google/jsonschema-go v0.4.3
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	github.com/stretchr/testify v1.12.1
