@@ -43,6 +43,7 @@ func TestRunnerClassifies(t *testing.T) {
 		{"cases/host.js", skipped, "$262"},
 		{"cases/module.js", skipped, "module"},
 		{"cases/template-object.js", Machinery, ""},
+		{"cases/await-using-for-head.js", pass, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.path, func(t *testing.T) {

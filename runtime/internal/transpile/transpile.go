@@ -51,7 +51,8 @@
 // program). Programs whose lines end in lone "\r", U+2028 or U+2029 are excepted: the engine does
 // not count those as line breaks everywhere, so positions could not map one to one. Otherwise it is
 // the code as esbuild printed it (on one line, unless template literals hold line breaks), and
-// positions map through esbuild's source map.
+// positions map through esbuild's source map. Plain JavaScript that esbuild refuses only for being
+// older than the engine ("await using" in a for (;;) head) runs as written too (see respell.go).
 //
 // # Positions
 //
@@ -419,7 +420,8 @@ func (c *compilation) run() (*Program, error) {
 		return nil, verr
 	}
 	if syntax != nil {
-		return nil, syntax
+		// esbuild may refuse plain JavaScript that the engine allows (see respell.go).
+		return c.respelled(wrapped, res.Errors, syntax, verr)
 	}
 
 	if err := c.enter(PhaseVerify); err != nil {
@@ -534,9 +536,13 @@ func (r *jsReading) result() string {
 }
 
 // printAsJS is esbuild's printing of input read as JavaScript, or "" when it does not parse.
-func printAsJS(input string) string {
+func printAsJS(input string) string { return printAs(input, api.LoaderJS) }
+
+// printAs is esbuild's printing of input read with loader, as the TypeScript pass prints but
+// without a source map, or "" when it does not parse.
+func printAs(input string, loader api.Loader) string {
 	res := api.Transform(input, api.TransformOptions{
-		Loader:           api.LoaderJS,
+		Loader:           loader,
 		Target:           api.ESNext,
 		MinifyWhitespace: true,
 		LegalComments:    api.LegalCommentsNone,
