@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"sync"
@@ -42,11 +43,23 @@ type progressStep struct {
 // maxQueuedProgress bounds the notifications waiting to be sent.
 const maxQueuedProgress = 1024
 
+// maxProgressToken bounds the JSON text of a progressToken that gets
+// notifications. Every notification repeats the token, so without a bound a
+// client's token multiplies into the response: a 600 KiB token and a program
+// logging 20,000 lines made a 1.2 GB response and 12 s of the server's CPU,
+// outside every budget of the run.
+const maxProgressToken = 256
+
 // startProgress starts the sender of the notifications for token, sent
 // with notify in ctx (the request's, so that they travel with its
-// response). A nil token gives a nil reporter, whose methods do nothing.
+// response). A nil token, or one whose JSON is over maxProgressToken bytes,
+// gives a nil reporter, whose methods do nothing: the call runs without
+// progress notifications.
 func startProgress(ctx context.Context, token any, notify func(context.Context, *sdk.ProgressNotificationParams) error) *progressReporter {
 	if token == nil {
+		return nil
+	}
+	if b, err := json.Marshal(token); err != nil || len(b) > maxProgressToken {
 		return nil
 	}
 	p := &progressReporter{notify: notify, token: token,

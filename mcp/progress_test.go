@@ -92,6 +92,30 @@ return await local.echo({text: "b"})`
 	require.Zero(t, others.Load())
 }
 
+// A progressToken is repeated in every notification, so one over
+// maxProgressToken bytes of JSON gets none: the response cannot be the
+// token times the program's log entries.
+func TestProgressTokenBounded(t *testing.T) {
+	notify := func(context.Context, *sdk.ProgressNotificationParams) error { return nil }
+	for _, tc := range []struct {
+		name  string
+		token any
+		want  bool
+	}{
+		{"short string", "tok-1", true},
+		{"number", float64(7), true},
+		{"string at the limit", strings.Repeat("t", maxProgressToken-2), true},
+		{"string over the limit", strings.Repeat("t", maxProgressToken-1), false},
+		{"600 KiB string", strings.Repeat("t", 600<<10), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := startProgress(context.Background(), tc.token, notify)
+			require.Equal(t, tc.want, p != nil)
+			p.finish()
+		})
+	}
+}
+
 // Every event is reported with its message when the client keeps up.
 func TestProgressMessages(t *testing.T) {
 	var got []string
