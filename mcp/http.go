@@ -44,6 +44,12 @@ type HTTPOptions struct {
 	// this long (a request in flight keeps it alive), cancelling its runs;
 	// 0 keeps idle sessions forever.
 	SessionIdleTimeout time.Duration
+	// MaxSessions bounds the sessions open at once: a request that would
+	// open one more gets 503 with Retry-After. Each session holds about
+	// 16 KiB until it is deleted or idles out, so without a bound a client
+	// sending only initialize requests grew the server by 469 MiB in
+	// 30,000 requests. 0 means no bound.
+	MaxSessions int
 }
 
 // HTTPHandler serves a Server over MCP's streamable HTTP transport, at any
@@ -207,11 +213,30 @@ func (h *HTTPHandler) serveMCP(w http.ResponseWriter, r *http.Request) {
 		defer release()
 		h.sdk.ServeHTTP(w, r)
 	default:
+		if r.Method == http.MethodPost && h.refuseSession(w) {
+			return
+		}
 		h.sdk.ServeHTTP(w, r)
 		if id := w.Header().Get("Mcp-Session-Id"); id != "" {
 			h.track(id)
 		}
 	}
+}
+
+// refuseSession answers 503 when MaxSessions sessions are open, and
+// reports whether it did. Concurrent requests may open a few more, at most
+// one per connection.
+func (h *HTTPHandler) refuseSession(w http.ResponseWriter) bool {
+	h.mu.Lock()
+	n := len(h.sessions)
+	h.mu.Unlock()
+	if h.opts.MaxSessions <= 0 || n < h.opts.MaxSessions {
+		return false
+	}
+	w.Header().Set("Retry-After", "60")
+	http.Error(w, fmt.Sprintf("Service Unavailable: %d sessions are open, the server's limit (--max-sessions); "+
+		"delete a session you no longer use, or retry later", n), http.StatusServiceUnavailable)
+	return true
 }
 
 // enter counts an MCP POST in flight; it reports false when draining.

@@ -416,3 +416,38 @@ func TestHTTPStatelessReplicas(t *testing.T) {
 	msg := sseResult(t, resp)
 	require.NotNil(t, msg["result"], "a request without initialize is served: %v", msg)
 }
+
+// At most MaxSessions sessions are open: one more initialize gets 503 with
+// Retry-After and opens nothing, and deleting a session makes room.
+func TestHTTPMaxSessions(t *testing.T) {
+	s, err := NewServer(newRuntime(t, nil), nil, nil)
+	require.NoError(t, err)
+	h, url := serveHTTP(t, s, &HTTPOptions{MaxSessions: 2})
+	first := rawSession(t, url, nil)
+	rawSession(t, url, nil)
+	resp := rawPost(t, url, initializeBody, nil)
+	body, _ := io.ReadAll(resp.Body)
+	_ = resp.Body.Close()
+	require.Equal(t, http.StatusServiceUnavailable, resp.StatusCode, string(body))
+	require.NotEmpty(t, resp.Header.Get("Retry-After"))
+	require.Contains(t, string(body), "--max-sessions")
+	require.Empty(t, resp.Header.Get("Mcp-Session-Id"))
+	h.mu.Lock()
+	open := len(h.sessions)
+	h.mu.Unlock()
+	require.Equal(t, 2, open)
+
+	req, err := http.NewRequest(http.MethodDelete, url, nil)
+	require.NoError(t, err)
+	req.Header.Set("Mcp-Session-Id", first)
+	req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+	del, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	_ = del.Body.Close()
+	require.Eventually(t, func() bool {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		return len(h.sessions) == 1
+	}, 10*time.Second, 10*time.Millisecond)
+	rawSession(t, url, nil)
+}

@@ -319,6 +319,7 @@ type httpFlags struct {
 	stateless      bool
 	idleTimeout    time.Duration
 	shutdownGrace  time.Duration
+	maxSessions    int
 }
 
 // register registers the flags on fs.
@@ -327,6 +328,7 @@ func (f *httpFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.tokenFile, "token-file", "", "with --http, require \"Authorization: Bearer TOKEN\" with TOKEN read from `FILE` (default: $CODERUN_TOKEN); needed on a non-loopback address")
 	fs.BoolVar(&f.stateless, "stateless", false, "with --http, serve without sessions, so that any replica behind a load balancer can answer any request")
 	fs.DurationVar(&f.idleTimeout, "session-idle-timeout", 10*time.Minute, "with --http, close a session (cancelling its runs) after this long without a request; 0 never")
+	fs.IntVar(&f.maxSessions, "max-sessions", 1024, "with --http, sessions open at once; an initialize beyond gets 503 with Retry-After (0: no limit)")
 	fs.DurationVar(&f.shutdownGrace, "shutdown-grace", 30*time.Second, "on SIGTERM or SIGINT, how long the runs in flight may go on before they are cancelled")
 }
 
@@ -349,14 +351,15 @@ func (f *httpFlags) options(addr string, getenv func(string) string) (*mcp.HTTPO
 		return nil, fmt.Errorf("--http %s listens beyond loopback: anything that reaches it could run code with every upstream's access; "+
 			"set a bearer token with --token-file FILE or CODERUN_TOKEN, or listen on localhost", addr)
 	}
-	if f.idleTimeout < 0 || f.shutdownGrace < 0 {
-		return nil, errors.New("--session-idle-timeout and --shutdown-grace must not be negative")
+	if f.idleTimeout < 0 || f.shutdownGrace < 0 || f.maxSessions < 0 {
+		return nil, errors.New("--session-idle-timeout, --shutdown-grace and --max-sessions must not be negative")
 	}
 	return &mcp.HTTPOptions{
 		AllowedOrigins:     f.allowedOrigins,
 		Token:              token,
 		Stateless:          f.stateless,
 		SessionIdleTimeout: f.idleTimeout,
+		MaxSessions:        f.maxSessions,
 	}, nil
 }
 

@@ -191,19 +191,20 @@ func TestHTTPFlags(t *testing.T) {
 		wantErr string
 	}{
 		{name: "defaults on loopback", addr: "localhost:8080",
-			want: &mcp.HTTPOptions{SessionIdleTimeout: 10 * time.Minute}},
+			want: &mcp.HTTPOptions{SessionIdleTimeout: 10 * time.Minute, MaxSessions: 1024}},
 		{name: "every flag", addr: ":8080", args: []string{"--allowed-origin", "https://a.example", "--allowed-origin", "https://b.example",
-			"--token-file", tokenFile, "--stateless", "--session-idle-timeout", "1m", "--shutdown-grace", "5s"},
-			want: &mcp.HTTPOptions{AllowedOrigins: []string{"https://a.example", "https://b.example"}, Token: "from-file", Stateless: true, SessionIdleTimeout: time.Minute}},
+			"--token-file", tokenFile, "--stateless", "--session-idle-timeout", "1m", "--shutdown-grace", "5s", "--max-sessions", "8"},
+			want: &mcp.HTTPOptions{AllowedOrigins: []string{"https://a.example", "https://b.example"}, Token: "from-file", Stateless: true, SessionIdleTimeout: time.Minute, MaxSessions: 8}},
 		{name: "token from the environment", addr: "0.0.0.0:80", env: "from-env",
-			want: &mcp.HTTPOptions{Token: "from-env", SessionIdleTimeout: 10 * time.Minute}},
+			want: &mcp.HTTPOptions{Token: "from-env", SessionIdleTimeout: 10 * time.Minute, MaxSessions: 1024}},
 		{name: "the file wins over the environment", addr: ":80", env: "from-env", args: []string{"--token-file", tokenFile},
-			want: &mcp.HTTPOptions{Token: "from-file", SessionIdleTimeout: 10 * time.Minute}},
+			want: &mcp.HTTPOptions{Token: "from-file", SessionIdleTimeout: 10 * time.Minute, MaxSessions: 1024}},
 		{name: "all interfaces without a token", addr: ":8080", wantErr: "--http :8080 listens beyond loopback"},
 		{name: "a LAN address without a token", addr: "192.168.1.5:8080", wantErr: "set a bearer token with --token-file FILE or CODERUN_TOKEN"},
 		{name: "empty token file", addr: "localhost:1", args: []string{"--token-file", emptyFile}, wantErr: "the file is empty"},
 		{name: "missing token file", addr: "localhost:1", args: []string{"--token-file", filepath.Join(dir, "nope")}, wantErr: "--token-file: open"},
 		{name: "negative grace", addr: "localhost:1", args: []string{"--shutdown-grace", "-1s"}, wantErr: "must not be negative"},
+		{name: "negative max sessions", addr: "localhost:1", args: []string{"--max-sessions", "-1"}, wantErr: "must not be negative"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
