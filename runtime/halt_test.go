@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -38,49 +39,99 @@ func haltPrograms() map[string]string {
 	return programs
 }
 
+// haltSignals are the stops that come from another goroutine (a cancel, a
+// Close), where the race detector has something to find; haltBudgets are
+// those a budget trips on the run's own goroutine, where it finds nothing
+// (their tests skip under -race, and scripts/test runs them without it).
+func haltSignals() []haltStop { return haltStopsWhere(true) }
+func haltBudgets() []haltStop { return haltStopsWhere(false) }
+
+func haltStopsWhere(signal bool) []haltStop {
+	var stops []haltStop
+	for _, s := range haltStops() {
+		if (s.signal != nil) == signal {
+			stops = append(stops, s)
+		}
+	}
+	return stops
+}
+
 // errHaltCancel is the cause of the cancellations of this file's runs.
 var errHaltCancel = errors.New("halt test: cancelled")
 
 // haltStop is a way a run is stopped while its program computes: a budget
-// (limits) or a signal that the binding tools.go sends once the program
-// called it (go, given the run's cancel and engine), with the outcome it
-// must have.
+// (limits, given the ceiling of a time budget) or a signal that the binding
+// tools.go sends once the program called it (go, given the run's cancel and
+// engine), with the outcome it must have (message, given the ceiling).
 type haltStop struct {
-	name          string
-	limits        func(*budget.Limits)
-	signal        func(cancel context.CancelCauseFunc, e *Engine)
-	kind, message string
+	name    string
+	limits  func(l *budget.Limits, ceiling time.Duration)
+	signal  func(cancel context.CancelCauseFunc, e *Engine)
+	kind    string
+	message func(ceiling time.Duration) string
 }
 
+// haltCeiling is the first ceiling of the wall and compute stops: it must
+// leave the run time to compile its program and start computing, since only
+// then is there a guest to stop. A run that load kept from calling tools.go
+// within it is run again with twice the ceiling (see haltRun): load cannot
+// fail the test, only lengthen it.
+const haltCeiling = 500 * time.Millisecond
+
 func haltStops() []haltStop {
-	// The ceilings leave the run time to compile its program and start
-	// computing: only then is there a guest to stop.
-	const ceiling = 500 * time.Millisecond
 	const fuel = 2_000_000
+	fixed := func(m string) func(time.Duration) string { return func(time.Duration) string { return m } }
 	return []haltStop{
 		{name: "abort", signal: func(cancel context.CancelCauseFunc, _ *Engine) { cancel(errHaltCancel) },
-			kind: KindAbort, message: errHaltCancel.Error()},
+			kind: KindAbort, message: fixed(errHaltCancel.Error())},
 		{name: "close", signal: func(_ context.CancelCauseFunc, e *Engine) { go e.Close(context.Background()) },
-			kind: KindAbort, message: "runtime disposed"},
-		{name: "wall", limits: func(l *budget.Limits) { l.WallTime = ceiling },
-			kind: KindTimeout, message: budget.WallMessage(ceiling)},
-		{name: "compute", limits: func(l *budget.Limits) { l.ComputeTime = ceiling },
-			kind: KindTimeout, message: "compute budget exhausted (500ms busy)"},
-		{name: "fuel", limits: func(l *budget.Limits) { l.Fuel = fuel },
-			kind: KindTimeout, message: budget.FuelMessage(fuel)},
+			kind: KindAbort, message: fixed("runtime disposed")},
+		{name: "wall", limits: func(l *budget.Limits, c time.Duration) { l.WallTime = c },
+			kind: KindTimeout, message: budget.WallMessage},
+		{name: "compute", limits: func(l *budget.Limits, c time.Duration) { l.ComputeTime = c },
+			kind: KindTimeout, message: func(c time.Duration) string {
+				return fmt.Sprintf("compute budget exhausted (%dms busy)", c.Milliseconds())
+			}},
+		{name: "fuel", limits: func(l *budget.Limits, _ time.Duration) { l.Fuel = fuel },
+			kind: KindTimeout, message: fixed(budget.FuelMessage(fuel))},
 	}
 }
 
+// haltOutcome is what haltRun saw of a run: its outcome, how its guest was
+// stopped (see halt), the fuel left in its guest when it returned, how many
+// times tools.hit was called, and the message its stop must have given.
+type haltOutcome struct {
+	Outcome
+	halted  int
+	left    int64
+	hits    int64
+	message string
+}
+
 // haltRun runs program, which calls tools.go(0) first, on a new engine with
-// stop's limits, and returns its outcome, how its guest was stopped (see
-// halt), the fuel left in its guest when it returned, and how many times
-// tools.hit was called. tools.go sends stop's signal 20 ms after the call,
-// from the call's goroutine: the program is computing by then.
-func haltRun(t *testing.T, stop haltStop, program string, setup func(e *Engine)) (o Outcome, halted int, left int64, hits int64) {
+// stop's limits, and returns what it saw. A run that a time budget stopped
+// before the program called tools.go (load delayed its compilation) proves
+// nothing: it is run again with twice the ceiling, up to a ceiling of 16 s.
+func haltRun(t *testing.T, stop haltStop, program string, setup func(e *Engine)) haltOutcome {
+	t.Helper()
+	for ceiling := haltCeiling; ; ceiling *= 2 {
+		h, called := haltRunOnce(t, stop, ceiling, program, setup)
+		if called || stop.limits == nil || ceiling >= 16*time.Second {
+			return h
+		}
+		t.Logf("stopped by a %v ceiling before the program called tools.go: again with twice that", ceiling)
+	}
+}
+
+// haltRunOnce is one run of haltRun, with ceiling for a time budget; it
+// also reports whether the program called tools.go. tools.go sends stop's
+// signal 20 ms after the call, from the call's goroutine: the program is
+// computing by then.
+func haltRunOnce(t *testing.T, stop haltStop, ceiling time.Duration, program string, setup func(e *Engine)) (h haltOutcome, called bool) {
 	t.Helper()
 	limits := haltLimits()
 	if stop.limits != nil {
-		stop.limits(&limits)
+		stop.limits(&limits, ceiling)
 	}
 	e, err := New(context.Background(), Options{Limits: limits, CacheDir: testCacheDir(t)})
 	require.NoError(t, err)
@@ -89,16 +140,17 @@ func haltRun(t *testing.T, stop haltStop, program string, setup func(e *Engine))
 		setup(e)
 	}
 	e.hooks.ended = func(r *run) {
-		halted = r.halted
+		h.halted = r.halted
 		if r.in != nil {
-			left = int64(r.in.Fuel().Get())
+			h.left = int64(r.in.Fuel().Get())
 		}
 	}
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
-	var hitCount atomic.Int64
+	var goCalls, hitCount atomic.Int64
 	tools := []Binding{{Global: "tools", Functions: map[string]Func{
 		"go": func(context.Context, json.RawMessage) (json.RawMessage, error) {
+			goCalls.Add(1)
 			if stop.signal != nil {
 				time.AfterFunc(20*time.Millisecond, func() { stop.signal(cancel, e) })
 			}
@@ -109,10 +161,11 @@ func haltRun(t *testing.T, stop haltStop, program string, setup func(e *Engine))
 			return []byte("null"), nil
 		},
 	}}}
-	o, err = e.run(ctx, program, tools)
+	h.Outcome, err = e.run(ctx, program, tools)
 	require.NoError(t, err)
 	require.NoError(t, e.Close(context.Background())) // waits for every call the run started
-	return o, halted, left, hitCount.Load()
+	h.hits, h.message = hitCount.Load(), stop.message(ceiling)
+	return h, goCalls.Load() > 0
 }
 
 // A run stopped in a runaway program, whichever way, has the outcome the
@@ -121,15 +174,27 @@ func haltRun(t *testing.T, stop haltStop, program string, setup func(e *Engine))
 // into the instance returns without a panic, and spends less than haltSlice
 // doing so. Elsewhere (C code: a sort, a BigInt, a regular expression
 // between its polls) it is ended by a panic, at once or after at most
-// haltSlice units more.
-func TestHaltRunaway(t *testing.T) {
+// haltSlice units more. This test has the stops from another goroutine;
+// TestHaltRunawayAtBudget the budgets'.
+func TestHaltRunaway(t *testing.T) { checkHaltRunaway(t, haltSignals()) }
+
+// TestHaltRunawayAtBudget is TestHaltRunaway with the stops a budget makes.
+func TestHaltRunawayAtBudget(t *testing.T) {
+	if raceEnabled {
+		t.Skip("a budget trips on the run's own goroutine: -race finds nothing there (scripts/test runs it without)")
+	}
+	checkHaltRunaway(t, haltBudgets())
+}
+
+func checkHaltRunaway(t *testing.T, stops []haltStop) {
 	unwinds := map[string]bool{"loop": true, "try-finally": true, "exponential": true}
-	for _, stop := range haltStops() {
+	for _, stop := range stops {
 		for name, program := range haltPrograms() {
 			t.Run(stop.name+"/"+name, func(t *testing.T) {
-				o, halted, left, _ := haltRun(t, stop, "tools.go(0);\n"+program, nil)
+				o := haltRun(t, stop, "tools.go(0);\n"+program, nil)
+				halted, left := o.halted, o.left
 				require.Equal(t, stop.kind, o.Kind, o.Message)
-				require.Equal(t, stop.message, o.Message)
+				require.Equal(t, o.message, o.Message)
 				require.Equal(t, 1, o.Calls, "the program called tools.go(0), then computed")
 				require.NotEqual(t, haltNone, halted, "the guest was stopped")
 				if unwinds[name] {
@@ -151,8 +216,20 @@ func TestHaltRunaway(t *testing.T) {
 // blocks do not run (the interrupt is uncatchable), and what QuickJS lets
 // run on (a promise executor's caller, the rejection of a thenable's job)
 // gets no binding call, log or value out: the first one ends the guest.
-// Every way of stopping a run is checked.
-func TestHaltRunsNothingAfterwards(t *testing.T) {
+// Every way of stopping a run is checked: from another goroutine here, by
+// a budget in TestHaltRunsNothingAfterwardsAtBudget.
+func TestHaltRunsNothingAfterwards(t *testing.T) { checkHaltNothingAfterwards(t, haltSignals()) }
+
+// TestHaltRunsNothingAfterwardsAtBudget is TestHaltRunsNothingAfterwards
+// with the stops a budget makes.
+func TestHaltRunsNothingAfterwardsAtBudget(t *testing.T) {
+	if raceEnabled {
+		t.Skip("a budget trips on the run's own goroutine: -race finds nothing there (scripts/test runs it without)")
+	}
+	checkHaltNothingAfterwards(t, haltBudgets())
+}
+
+func checkHaltNothingAfterwards(t *testing.T, stops []haltStop) {
 	programs := map[string]string{
 		"catch and finally": `try { for(;;){} } catch (e) { tools.hit("catch") } finally { tools.hit("finally") }`,
 		"finally logs":      `try { for(;;){} } finally { console.log("finally") }`,
@@ -175,17 +252,17 @@ for(;;){}`,
 		"stackTraceLimit": `Error.stackTraceLimit = { valueOf() { tools.hit("limit"); return 10 } };
 for(;;){}`,
 	}
-	for _, stop := range haltStops() {
+	for _, stop := range stops {
 		for name, program := range programs {
 			t.Run(stop.name+"/"+name, func(t *testing.T) {
-				o, halted, _, hits := haltRun(t, stop, "tools.go(0);\n"+program, nil)
+				o := haltRun(t, stop, "tools.go(0);\n"+program, nil)
 				require.Equal(t, stop.kind, o.Kind, o.Message)
-				require.Equal(t, stop.message, o.Message)
+				require.Equal(t, o.message, o.Message)
 				require.Nil(t, o.Value)
 				require.Empty(t, o.Logs)
 				require.Equal(t, 1, o.Calls, "tools.go(0) and nothing more")
-				require.Zero(t, hits, "tools.hit was called")
-				require.NotEqual(t, haltNone, halted)
+				require.Zero(t, o.hits, "tools.hit was called")
+				require.NotEqual(t, haltNone, o.halted)
 			})
 		}
 	}
@@ -197,16 +274,20 @@ for(;;){}`,
 // either: the budget plus the overdraft of the charge that tripped it, at most
 // one interrupt poll's.)
 func TestHaltSameOutcome(t *testing.T) {
+	if raceEnabled {
+		t.Skip("one goroutine: a fuel budget trips on the run's own, where -race finds nothing (scripts/test runs it without)")
+	}
 	const fuel = 2_000_000
-	stop := haltStop{limits: func(l *budget.Limits) { l.Fuel = fuel }}
+	stop := haltStop{limits: func(l *budget.Limits, _ time.Duration) { l.Fuel = fuel },
+		message: func(time.Duration) string { return budget.FuelMessage(fuel) }}
 	for name, program := range haltPrograms() {
 		t.Run(name, func(t *testing.T) {
 			program = "tools.go(0);\n" + program
-			unwound, halted, _, _ := haltRun(t, stop, program, nil)
-			panicked, forced, _, _ := haltRun(t, stop, program, func(e *Engine) { e.hooks.noInterrupt = true })
-			require.Equal(t, haltForced, forced)
-			t.Logf("halted %d; fuel used %d unwound, %d panicked", halted, unwound.FuelUsed, panicked.FuelUsed)
-			for _, o := range []Outcome{unwound, panicked} {
+			unwound := haltRun(t, stop, program, nil)
+			panicked := haltRun(t, stop, program, func(e *Engine) { e.hooks.noInterrupt = true })
+			require.Equal(t, haltForced, panicked.halted)
+			t.Logf("halted %d; fuel used %d unwound, %d panicked", unwound.halted, unwound.FuelUsed, panicked.FuelUsed)
+			for _, o := range []haltOutcome{unwound, panicked} {
 				require.Equal(t, KindTimeout, o.Kind)
 				require.Equal(t, budget.FuelMessage(fuel), o.Message)
 				require.Equal(t, 1, o.Calls)
