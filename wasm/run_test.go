@@ -75,9 +75,10 @@ func TestFuelStopsInfiniteLoop(t *testing.T) {
 			v := newVM(t, rt, hard, m)
 			start := time.Now()
 			_, err := v.eval(tc.code)
+			// The fuel, a count, stopped it: 20 refills of 100,000
+			// units, then errOutOfFuel. No clock is asserted.
 			require.ErrorIs(t, err, errOutOfFuel)
 			require.Equal(t, 20, m.refills)
-			require.Less(t, time.Since(start), 5*time.Second)
 			t.Logf("stopped after %v, fuel %d", time.Since(start), v.fuelUsed())
 		})
 	}
