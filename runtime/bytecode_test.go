@@ -65,6 +65,9 @@ func TestProgramBytecodeIsReused(t *testing.T) {
 // it, with the same outcome and fuel. (Compiling it takes about 100 MiB of
 // the run's memory, see compileReservation.)
 func TestProgramBytecodeTooLargeToKeep(t *testing.T) {
+	if raceEnabled {
+		t.Skip("compiling and running on one goroutine: -race finds nothing there (scripts/test runs it without)")
+	}
 	e := testEngineWith(t, func(l *budget.Limits) { l.MaxProgramBytes = 4 << 20; l.MemoryBytes = 256 << 20 })
 	program := "const s = \"" + strings.Repeat("x", 3<<20) + "\"\nthrow new Error(String(s.length))"
 	first, err := e.run(context.Background(), program, nil)

@@ -56,6 +56,9 @@ func files(t *testing.T, dir string) map[string]int64 {
 // A cache directory that cannot be created or written to never fails New:
 // the engine is compiled without it, and nothing is written there.
 func TestNewWithUnusableCacheDir(t *testing.T) {
+	if raceEnabled {
+		t.Skip("compiling the engine with unusable cache directories: one goroutine, where -race finds nothing and makes wazero's compiler minutes slow (scripts/test runs it without)")
+	}
 	cases := []struct {
 		name  string
 		setup func(t *testing.T, root string) string // returns CacheDir
@@ -120,6 +123,9 @@ func TestNewWithUnusableCacheDir(t *testing.T) {
 // new. When the cache's content cannot be read back (here: every entry
 // overwritten with garbage), New compiles without it.
 func TestNewCompilationCache(t *testing.T) {
+	if raceEnabled {
+		t.Skip("compiling the engine and its file cache: one goroutine, where -race finds nothing and makes wazero's compiler minutes slow (scripts/test runs it without)")
+	}
 	dir := t.TempDir()
 	newAndRun(t, dir)
 	first := files(t, dir)
