@@ -72,7 +72,27 @@ var generated = map[string]func() string{
 	"nested-arrays-3000": func() string { return strings.Repeat("[", 3000) + strings.Repeat("]", 3000) },
 }
 
-func TestConformance(t *testing.T) {
+// aloneFiles are the conformance files whose programs recurse deep or
+// spend fuel on one goroutine, calling no binding: the race detector finds
+// nothing in them, so TestConformance leaves them to TestConformanceAlone,
+// which skips under -race (scripts/test runs it without).
+var aloneFiles = map[string]bool{"stack": true, "10-stack-overflow": true, "deep-return-5000": true, "fuel": true}
+
+// TestConformance runs the contract's scenarios of testdata/conformance
+// but aloneFiles'.
+func TestConformance(t *testing.T) { runConformance(t, false) }
+
+// TestConformanceAlone runs aloneFiles' scenarios.
+func TestConformanceAlone(t *testing.T) {
+	if raceEnabled {
+		t.Skip("programs that recurse or spend fuel on one goroutine, calling no binding: -race finds nothing (scripts/test runs it without)")
+	}
+	runConformance(t, true)
+}
+
+// runConformance runs the scenarios of the files that are (alone) or are
+// not aloneFiles.
+func runConformance(t *testing.T, alone bool) {
 	stale, err := filepath.Glob("testdata/conformance/*.json")
 	require.NoError(t, err)
 	require.Empty(t, stale, "conformance cases are .txtar files now (see conformance_test.go): convert these")
@@ -84,7 +104,11 @@ func TestConformance(t *testing.T) {
 		require.NoError(t, err)
 		cases, err := parseConformance(file, b)
 		require.NoError(t, err)
-		t.Run(strings.TrimSuffix(filepath.Base(file), ".txtar"), func(t *testing.T) {
+		name := strings.TrimSuffix(filepath.Base(file), ".txtar")
+		if aloneFiles[name] != alone {
+			continue
+		}
+		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			for _, c := range cases {
 				t.Run(c.name, func(t *testing.T) {

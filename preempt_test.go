@@ -36,6 +36,9 @@ func TestRunawayDoesNotStallTheHost(t *testing.T) {
 		stallChild(name)
 		return
 	}
+	if raceEnabled {
+		t.Skip("the collector's stop-the-world against a guest that never yields: -race finds nothing there, and instruments the children (scripts/test runs it without)")
+	}
 	for name := range runaway.Programs() {
 		t.Run(name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 3*stallWatchdog)
