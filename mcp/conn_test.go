@@ -53,11 +53,13 @@ const healthz = "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"
 
 // A client that sends a request's header and stalls its body has its
 // connection closed after BodyTimeout; a body that arrived in time lifts
-// the deadline, so a response that goes on longer is not cut.
+// the deadline, so a response that goes on longer is not cut. BodyTimeout
+// is 1 s: the test's bodies are written at once over loopback, read in
+// microseconds quiet, far below what load stretches that to.
 func TestHTTPBodyTimeout(t *testing.T) {
 	s, err := NewServer(newRuntime(t, nil), nil, nil)
 	require.NoError(t, err)
-	ln, addr := serveLimited(t, s, &HTTPOptions{Stateless: true}, &ConnOptions{BodyTimeout: 100 * time.Millisecond})
+	ln, addr := serveLimited(t, s, &HTTPOptions{Stateless: true}, &ConnOptions{BodyTimeout: time.Second})
 
 	c := dial(t, addr)
 	_, err = io.WriteString(c, "POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"+
@@ -67,7 +69,7 @@ func TestHTTPBodyTimeout(t *testing.T) {
 	require.Eventually(t, func() bool { open, _ := ln.counts(); return open == 0 }, 10*time.Second, time.Millisecond)
 
 	// A run that outlasts BodyTimeout, its body long read, answers.
-	resp := rawPost(t, "http://"+addr, toolCallBody(2, `await new Promise(r => setTimeout(r, 500)); return "late"`),
+	resp := rawPost(t, "http://"+addr, toolCallBody(2, `await new Promise(r => setTimeout(r, 1500)); return "late"`),
 		map[string]string{"Mcp-Protocol-Version": "2025-11-25"})
 	require.Equal(t, http.StatusOK, resp.StatusCode)
 	msg, err := json.Marshal(sseResult(t, resp))
@@ -75,7 +77,8 @@ func TestHTTPBodyTimeout(t *testing.T) {
 	require.Contains(t, string(msg), `"text":"late"`)
 }
 
-// A keep-alive connection idle for IdleTimeout is closed.
+// A keep-alive connection idle for IdleTimeout is closed. (Load only
+// delays the close, which the test waits for.)
 func TestHTTPIdleTimeout(t *testing.T) {
 	s, err := NewServer(newRuntime(t, nil), nil, nil)
 	require.NoError(t, err)

@@ -110,7 +110,9 @@ func TestMaxRunsQueue(t *testing.T) {
 }
 
 // A call that waits MaxQueueWait in the queue is refused with a message
-// naming the wait; one whose client cancels it leaves the queue.
+// naming the wait; one whose client cancels it leaves the queue. (The run
+// in flight holds its gate until the test ends: load cannot let the queued
+// call in before its 20 ms are up, only make it wait longer.)
 func TestMaxQueueWait(t *testing.T) {
 	gate, open := newGate()
 	defer open()
