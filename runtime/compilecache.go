@@ -36,6 +36,12 @@ func compileEngine(ctx context.Context, snap *snapshot, opts Options) (*quickjs.
 		ScrubOnAllocate: opts.Prewarm > 0,
 		Cache:           compilationCache(opts.CacheDir),
 	}
+	// One compilation at a time in the process: wazero 1.12 publishes a
+	// module read from its file cache before it has compiled the module's
+	// entry preambles, so an Engine compiling beside another could
+	// instantiate it half-made and panic (wazero issue #2547).
+	caches.compiling.Lock()
+	defer caches.compiling.Unlock()
 	qe, err := quickjs.NewEngine(ctx, qopts)
 	if err != nil && opts.CacheDir != "" {
 		qopts.Cache = compilationCache("")
@@ -52,6 +58,8 @@ func compileEngine(ctx context.Context, snap *snapshot, opts Options) (*quickjs.
 var caches = struct {
 	sync.Mutex
 	byDir map[string]wazero.CompilationCache
+	// compiling serializes compileEngine (see there).
+	compiling sync.Mutex
 }{byDir: map[string]wazero.CompilationCache{}}
 
 // compilationCache returns the process's compilation cache for dir: in

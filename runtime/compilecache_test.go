@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -164,4 +165,45 @@ func TestCompilationCacheShared(t *testing.T) {
 	onDisk := compilationCache(dir)
 	require.NotSame(t, mem, onDisk)
 	require.Same(t, onDisk, compilationCache(dir))
+}
+
+// Engines made at the same time from a warm cache directory all work:
+// wazero 1.12 publishes a module read from its file cache before compiling
+// its entry preambles, and an Engine that found it half-made panicked in
+// its first instantiation (wazero issue #2547), until compileEngine
+// compiled one at a time. Each round starts with no Engine alive, so that
+// the compiled code is read from the directory again.
+func TestConcurrentNewFromCacheDir(t *testing.T) {
+	dir := testCacheDir(t)
+	newAndRun(t, dir) // the directory holds the compiled engine
+	const rounds, engines = 6, 4
+	for range rounds {
+		var wg sync.WaitGroup
+		errs := make(chan error, engines)
+		made := make(chan *Engine, engines)
+		for range engines {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				e, err := New(context.Background(), Options{Limits: cacheTestLimits(), CacheDir: dir})
+				if err != nil {
+					errs <- err
+					return
+				}
+				made <- e
+			}()
+		}
+		wg.Wait()
+		close(errs)
+		close(made)
+		for err := range errs {
+			require.NoError(t, err)
+		}
+		for e := range made {
+			o, err := e.run(context.Background(), "return 1 + 1", nil)
+			require.NoError(t, err)
+			require.JSONEq(t, "2", string(o.Value))
+			require.NoError(t, e.Close(context.Background()))
+		}
+	}
 }
