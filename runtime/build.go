@@ -26,7 +26,7 @@ func preludeSource() string {
 // prelude, captured by wasm.Snapshot). It returns the resulting module and
 // the state its instances start in, as JSON for wasm.EngineManifest.State.
 //
-// Only the generator (wasm/internal/gen, run by `go generate ./wasm`) and
+// Only the generator (internal/enginegen, run by `go generate ./wasm`) and
 // tests call it: New loads what it produced, embedded in package wasm. The
 // result is the same in every process for the same inputs.
 func BuildEngine(ctx context.Context, pristine []byte) (module, state []byte, err error) {

@@ -8,7 +8,7 @@
 // host's calls, direct calls instead of the function table, imports
 // refused) and
 // the snapshot pass that makes a module start from a captured state; only
-// the generator (wasm/internal/gen) and tests run them.
+// the generator (internal/enginegen) and tests run them.
 //
 // It is an engine package with no compatibility promise.
 //
@@ -55,7 +55,7 @@ import (
 // wasm/upstream/build.sh compiles from QuickJS-NG's sources (it needs the C
 // toolchain and the sources; this step needs neither).
 //
-//go:generate go run ./internal/gen
+//go:generate go run ../internal/enginegen -dir .
 
 // Files of the generated engine, in this directory.
 const (

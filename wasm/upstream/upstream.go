@@ -5,7 +5,7 @@
 // source read, the toolchain's package versions, every flag, and the
 // SHA-256 of the module written). See README.md beside this file.
 //
-// Only the generator (wasm/internal/gen) and tests import it: at run time
+// Only the generator (internal/enginegen) and tests import it: at run time
 // coderun uses the generated module embedded in package wasm, never this one.
 //
 // Package upstream is part of coderun's engine. It is not an API: it has no

@@ -1,9 +1,13 @@
-// Command gen generates coderun's engine: it makes the module every run
-// instantiates from the pristine QuickJS-NG module in wasm/upstream (after
-// checking its pin), with runtime.BuildEngine, and writes it to
+// Command enginegen generates coderun's engine: it makes the module every
+// run instantiates from the pristine QuickJS-NG module in wasm/upstream
+// (after checking its pin), with runtime.BuildEngine, and writes it to
 // wasm/engine.wasm.gz with its manifest wasm/engine.json. `go generate
-// ./wasm` runs it; a test (TestEngineUpToDate) fails when the checked-in
-// files are not what it would write.
+// ./wasm` runs it, as does `go run ./internal/enginegen` from the module's
+// root; a test (TestEngineUpToDate) fails when the checked-in files are not
+// what it would write.
+//
+// It lives outside wasm/ because it imports runtime: the artifact's package
+// stays below runtime, and only this command sees both.
 //
 // Run it again after changing anything the engine is made of: the passes in
 // wasm/, the prelude and the snapshot code in runtime/, internal/quickjs's
@@ -28,10 +32,10 @@ import (
 )
 
 func main() {
-	dir := flag.String("dir", ".", "the directory to write the engine to (package wasm's)")
+	dir := flag.String("dir", "wasm", "the directory to write the engine to (package wasm's)")
 	flag.Parse()
 	if err := generate(context.Background(), *dir); err != nil {
-		fmt.Fprintln(os.Stderr, "gen:", err)
+		fmt.Fprintln(os.Stderr, "enginegen:", err)
 		os.Exit(1)
 	}
 }

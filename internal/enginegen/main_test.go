@@ -38,7 +38,7 @@ func TestEngineUpToDate(t *testing.T) {
 	sum := sha256.Sum256(module)
 	require.Equal(t, m.ModuleSHA256, hex.EncodeToString(sum[:]), "the generator's manifest must describe its module")
 
-	checkedIn, err := os.ReadFile(filepath.Join("..", "..", wasm.EngineManifestFile))
+	checkedIn, err := os.ReadFile(filepath.Join("..", "..", "wasm", wasm.EngineManifestFile))
 	require.NoError(t, err)
 	embedded, _, err := wasm.Engine()
 	if err != nil || string(checkedIn) != string(manifest) {
