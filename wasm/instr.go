@@ -45,9 +45,6 @@ type Instr struct {
 // i32 returns the value of an i32.const.
 func (in Instr) i32() int32 { return int32(in.C) }
 
-// i64 returns the value of an i64.const.
-func (in Instr) i64() int64 { return int64(in.C) }
-
 // block returns the block type of a block, loop or if.
 func (in Instr) block() blockType { return blockType(in.C) }
 

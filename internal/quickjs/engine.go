@@ -113,7 +113,6 @@ type Options struct {
 type Engine struct {
 	rt       wazero.Runtime
 	compiled wazero.CompiledModule
-	hasFuel  bool
 	alloc    experimental.MemoryAllocator
 	// image is the shared start of every instance's memory
 	// (Options.ShareImage), nil if none.
@@ -234,11 +233,6 @@ func (e *Engine) init(ctx context.Context, wasm []byte) error {
 	if f, ok := e.compiled.ExportedFunctions()[growExport]; ok {
 		e.growFrame = fmt.Sprintf("\n\t.$%d(", f.Index())
 	}
-	for _, f := range e.compiled.ImportedFunctions() {
-		if m, n, _ := f.Import(); m == "coderun" && n == "fuel_yield" {
-			e.hasFuel = true
-		}
-	}
 	return nil
 }
 
@@ -256,9 +250,6 @@ func (e *Engine) IsMemoryTrap(err error) bool {
 	i := strings.Index(s, "\nwasm stack trace:")
 	return i >= 0 && strings.HasPrefix(s[i+len("\nwasm stack trace:"):], e.growFrame)
 }
-
-// metered reports whether the compiled module imports the fuel hook.
-func (e *Engine) metered() bool { return e.hasFuel }
 
 // PoolStats returns the counters of the pool that serves the instances'
 // memories (zero without one).
