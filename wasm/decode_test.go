@@ -23,7 +23,7 @@ func moduleBytes(sections ...[]byte) []byte {
 // () -> () whose body (after the local declarations) is code.
 func oneFunc(code ...byte) []byte {
 	body := append([]byte{0x00}, code...) // no locals
-	entry := appendUleb(nil, uint64(len(body)))
+	entry := AppendUleb(nil, uint64(len(body)))
 	entry = append(entry, body...)
 	return moduleBytes(
 		section(sectionType, 0x01, 0x60, 0x00, 0x00),

@@ -88,17 +88,17 @@ func appendCustom(out []byte, c CustomSection) []byte {
 
 func appendSectionBytes(out []byte, id SectionID, payload []byte) []byte {
 	out = append(out, byte(id))
-	out = appendUleb(out, uint64(len(payload)))
+	out = AppendUleb(out, uint64(len(payload)))
 	return append(out, payload...)
 }
 
 func appendName(b []byte, s string) []byte {
-	b = appendUleb(b, uint64(len(s)))
+	b = AppendUleb(b, uint64(len(s)))
 	return append(b, s...)
 }
 
 func appendValTypes(b []byte, v []ValType) []byte {
-	b = appendUleb(b, uint64(len(v)))
+	b = AppendUleb(b, uint64(len(v)))
 	for _, t := range v {
 		b = append(b, byte(t))
 	}
@@ -107,9 +107,9 @@ func appendValTypes(b []byte, v []ValType) []byte {
 
 func appendLimits(b []byte, l Limits) []byte {
 	b = append(b, l.Flags)
-	b = appendUleb(b, uint64(l.Min))
+	b = AppendUleb(b, uint64(l.Min))
 	if l.hasMax() {
-		b = appendUleb(b, uint64(l.Max))
+		b = AppendUleb(b, uint64(l.Max))
 	}
 	return b
 }
@@ -131,21 +131,21 @@ func (m *Module) appendSection(out []byte, id SectionID) []byte {
 	var p []byte
 	switch id {
 	case sectionType:
-		p = appendUleb(p, uint64(len(m.Types)))
+		p = AppendUleb(p, uint64(len(m.Types)))
 		for _, t := range m.Types {
 			p = append(p, 0x60)
 			p = appendValTypes(p, t.Params)
 			p = appendValTypes(p, t.Results)
 		}
 	case sectionImport:
-		p = appendUleb(p, uint64(len(m.Imports)))
+		p = AppendUleb(p, uint64(len(m.Imports)))
 		for _, im := range m.Imports {
 			p = appendName(p, im.Module)
 			p = appendName(p, im.Name)
 			p = append(p, byte(im.Kind))
 			switch im.Kind {
 			case externFunc:
-				p = appendUleb(p, uint64(im.TypeIndex))
+				p = AppendUleb(p, uint64(im.TypeIndex))
 			case externTable:
 				p = appendTable(p, im.Table)
 			case externMemory:
@@ -155,48 +155,48 @@ func (m *Module) appendSection(out []byte, id SectionID) []byte {
 			}
 		}
 	case sectionFunction:
-		p = appendUleb(p, uint64(len(m.Funcs)))
+		p = AppendUleb(p, uint64(len(m.Funcs)))
 		for _, f := range m.Funcs {
-			p = appendUleb(p, uint64(f))
+			p = AppendUleb(p, uint64(f))
 		}
 	case sectionTable:
-		p = appendUleb(p, uint64(len(m.Tables)))
+		p = AppendUleb(p, uint64(len(m.Tables)))
 		for _, t := range m.Tables {
 			p = appendTable(p, t)
 		}
 	case sectionMemory:
-		p = appendUleb(p, uint64(len(m.Memories)))
+		p = AppendUleb(p, uint64(len(m.Memories)))
 		for _, l := range m.Memories {
 			p = appendLimits(p, l)
 		}
 	case sectionGlobal:
-		p = appendUleb(p, uint64(len(m.Globals)))
+		p = AppendUleb(p, uint64(len(m.Globals)))
 		for _, g := range m.Globals {
 			p = appendGlobalType(p, g.Type)
 			p = appendExpr(p, g.Init)
 		}
 	case sectionExport:
-		p = appendUleb(p, uint64(len(m.Exports)))
+		p = AppendUleb(p, uint64(len(m.Exports)))
 		for _, e := range m.Exports {
 			p = appendName(p, e.Name)
 			p = append(p, byte(e.Kind))
-			p = appendUleb(p, uint64(e.Index))
+			p = AppendUleb(p, uint64(e.Index))
 		}
 	case sectionStart:
 		if m.Start != nil {
-			p = appendUleb(p, uint64(*m.Start))
+			p = AppendUleb(p, uint64(*m.Start))
 		}
 	case sectionElement:
-		p = appendUleb(p, uint64(len(m.Elements)))
+		p = AppendUleb(p, uint64(len(m.Elements)))
 		for _, e := range m.Elements {
 			p = appendElement(p, e)
 		}
 	case sectionDataCount:
 		if m.DataCount != nil {
-			p = appendUleb(p, uint64(*m.DataCount))
+			p = AppendUleb(p, uint64(*m.DataCount))
 		}
 	case sectionCode:
-		p = appendUleb(p, uint64(len(m.Code)))
+		p = AppendUleb(p, uint64(len(m.Code)))
 		for i := range m.Code {
 			c := &m.Code[i]
 			enc := appendCodeCanonical(nil, c)
@@ -207,16 +207,16 @@ func (m *Module) appendSection(out []byte, id SectionID) []byte {
 			}
 		}
 	case sectionData:
-		p = appendUleb(p, uint64(len(m.Data)))
+		p = AppendUleb(p, uint64(len(m.Data)))
 		for _, d := range m.Data {
-			p = appendUleb(p, uint64(d.Flags))
+			p = AppendUleb(p, uint64(d.Flags))
 			if d.Flags == 2 {
-				p = appendUleb(p, uint64(d.Memory))
+				p = AppendUleb(p, uint64(d.Memory))
 			}
 			if d.Flags != 1 {
 				p = appendExpr(p, d.Offset)
 			}
-			p = appendUleb(p, uint64(len(d.Init)))
+			p = AppendUleb(p, uint64(len(d.Init)))
 			p = append(p, d.Init...)
 		}
 	}
@@ -224,9 +224,9 @@ func (m *Module) appendSection(out []byte, id SectionID) []byte {
 }
 
 func appendElement(p []byte, e Element) []byte {
-	p = appendUleb(p, uint64(e.Flags))
+	p = AppendUleb(p, uint64(e.Flags))
 	if e.Flags&3 == 2 {
-		p = appendUleb(p, uint64(e.Table))
+		p = AppendUleb(p, uint64(e.Table))
 	}
 	if e.active() {
 		p = appendExpr(p, e.Offset)
@@ -235,13 +235,13 @@ func appendElement(p []byte, e Element) []byte {
 		p = append(p, e.Kind)
 	}
 	if e.Flags&4 == 0 {
-		p = appendUleb(p, uint64(len(e.Funcs)))
+		p = AppendUleb(p, uint64(len(e.Funcs)))
 		for _, f := range e.Funcs {
-			p = appendUleb(p, uint64(f))
+			p = AppendUleb(p, uint64(f))
 		}
 		return p
 	}
-	p = appendUleb(p, uint64(len(e.Exprs)))
+	p = AppendUleb(p, uint64(len(e.Exprs)))
 	for _, x := range e.Exprs {
 		p = appendExpr(p, x)
 	}
@@ -251,12 +251,12 @@ func appendElement(p []byte, e Element) []byte {
 // appendCodeCanonical appends the canonical encoding of a code entry, with
 // its size prefix.
 func appendCodeCanonical(out []byte, c *Code) []byte {
-	body := appendUleb(nil, uint64(len(c.Locals)))
+	body := AppendUleb(nil, uint64(len(c.Locals)))
 	for _, g := range c.Locals {
-		body = appendUleb(body, uint64(g.Count))
+		body = AppendUleb(body, uint64(g.Count))
 		body = append(body, byte(g.Type))
 	}
 	body = appendExpr(body, c.Body)
-	out = appendUleb(out, uint64(len(body)))
+	out = AppendUleb(out, uint64(len(body)))
 	return append(out, body...)
 }

@@ -235,7 +235,7 @@ func isValType(t byte) bool {
 func appendInstr(b []byte, in Instr) []byte {
 	if in.Op>>8 == prefixMisc {
 		b = append(b, prefixMisc)
-		b = appendUleb(b, uint64(in.Op&0xff))
+		b = AppendUleb(b, uint64(in.Op&0xff))
 	} else {
 		b = append(b, byte(in.Op))
 	}
@@ -243,16 +243,16 @@ func appendInstr(b []byte, in Instr) []byte {
 	case immBlock:
 		b = AppendSleb(b, int64(in.C))
 	case immIndex:
-		b = appendUleb(b, uint64(in.A))
+		b = AppendUleb(b, uint64(in.A))
 	case immBrTable:
-		b = appendUleb(b, uint64(len(in.Vec)))
+		b = AppendUleb(b, uint64(len(in.Vec)))
 		for _, l := range in.Vec {
-			b = appendUleb(b, uint64(l))
+			b = AppendUleb(b, uint64(l))
 		}
-		b = appendUleb(b, uint64(in.A))
+		b = AppendUleb(b, uint64(in.A))
 	case immCallInd, immMemarg, immIndex2:
-		b = appendUleb(b, uint64(in.A))
-		b = appendUleb(b, uint64(in.B))
+		b = AppendUleb(b, uint64(in.A))
+		b = AppendUleb(b, uint64(in.B))
 	case immZeroByte:
 		b = append(b, 0)
 	case immZero2:
@@ -266,14 +266,14 @@ func appendInstr(b []byte, in Instr) []byte {
 	case immF64:
 		b = binary.LittleEndian.AppendUint64(b, in.C)
 	case immSelectT:
-		b = appendUleb(b, uint64(len(in.Vec)))
+		b = AppendUleb(b, uint64(len(in.Vec)))
 		for _, t := range in.Vec {
 			b = append(b, byte(t))
 		}
 	case immRefType:
 		b = append(b, byte(in.A))
 	case immIndexZero:
-		b = appendUleb(b, uint64(in.A))
+		b = AppendUleb(b, uint64(in.A))
 		b = append(b, 0)
 	}
 	return b

@@ -68,8 +68,12 @@ func readSleb(b []byte, bits uint) (int64, int, error) {
 	}
 }
 
-// appendUleb appends the canonical unsigned LEB128 encoding of v to b.
-func appendUleb(b []byte, v uint64) []byte {
+// AppendUleb appends the canonical (shortest) unsigned LEB128 encoding of v
+// to b: a count, a size or an index, say. It is the one unsigned encoder of
+// the module's numbers; see [Integers] in the WebAssembly binary format.
+//
+// [Integers]: https://webassembly.github.io/spec/core/binary/values.html#integers
+func AppendUleb(b []byte, v uint64) []byte {
 	for {
 		c := byte(v & 0x7f)
 		v >>= 7
@@ -80,8 +84,8 @@ func appendUleb(b []byte, v uint64) []byte {
 	}
 }
 
-// AppendSleb appends the canonical signed LEB128 encoding of v to b (an
-// i32.const or i64.const operand, say).
+// AppendSleb appends the canonical (shortest) signed LEB128 encoding of v to
+// b (an i32.const or i64.const operand, say); see [Integers].
 func AppendSleb(b []byte, v int64) []byte {
 	for {
 		c := byte(v & 0x7f)

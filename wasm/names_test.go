@@ -12,16 +12,16 @@ func nameSection(entries ...struct {
 	idx  uint32
 	name string
 }) CustomSection {
-	sub := appendUleb(nil, uint64(len(entries)))
+	sub := AppendUleb(nil, uint64(len(entries)))
 	for _, e := range entries {
-		sub = appendUleb(sub, uint64(e.idx))
+		sub = AppendUleb(sub, uint64(e.idx))
 		sub = appendName(sub, e.name)
 	}
 	module := appendName(nil, "m") // a module name subsection (id 0) first
-	p := append([]byte{0}, appendUleb(nil, uint64(len(module)))...)
+	p := append([]byte{0}, AppendUleb(nil, uint64(len(module)))...)
 	p = append(p, module...)
 	p = append(p, 1)
-	p = appendUleb(p, uint64(len(sub)))
+	p = AppendUleb(p, uint64(len(sub)))
 	return CustomSection{Name: "name", Payload: append(p, sub...), After: sectionData}
 }
 

@@ -59,7 +59,7 @@ func splitImage(src []byte, n uint64) (rest, prefix []byte, ok bool) {
 			out := make([]byte, 0, len(src))
 			out = append(out, src[:start]...)
 			out = append(out, dataSection)
-			out = binary.AppendUvarint(out, uint64(len(data)))
+			out = wasm.AppendUleb(out, uint64(len(data)))
 			out = append(out, data...)
 			out = append(out, p...)
 			return out, pre, true
@@ -76,7 +76,7 @@ func splitSegments(b []byte, n uint64) (body, prefix []byte, ok bool) {
 	}
 	b = b[k:]
 	prefix = make([]byte, n)
-	body = binary.AppendUvarint(make([]byte, 0, len(b)+8), count)
+	body = wasm.AppendUleb(make([]byte, 0, len(b)+8), count)
 	for range count {
 		flags, k := binary.Uvarint(b)
 		if k <= 0 {
@@ -121,11 +121,11 @@ func splitSegments(b []byte, n uint64) (body, prefix []byte, ok bool) {
 		}
 		cut := min(size, n-uint64(off))
 		copy(prefix[off:], init[:cut])
-		body = binary.AppendUvarint(body, 0) // active, memory 0
+		body = wasm.AppendUleb(body, 0) // active, memory 0
 		body = append(body, 0x41)
 		body = wasm.AppendSleb(body, int64(int32(uint32(uint64(off)+cut)))) // i32.const is signed
 		body = append(body, 0x0b)
-		body = binary.AppendUvarint(body, size-cut)
+		body = wasm.AppendUleb(body, size-cut)
 		body = append(body, init[cut:]...)
 	}
 	if len(b) != 0 {
