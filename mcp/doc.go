@@ -11,7 +11,8 @@
 // A call resolves to the tool's structuredContent when it has one, else to
 // its text content (parsed as JSON when the text is JSON); a result flagged
 // isError rejects the call with the tool's text, as a ToolCallError whose
-// toolName is the tool's name (for the first upstream only: see Bindings).
+// toolName is the tool's name; every upstream's calls reject with that one
+// class (see Bindings).
 // An upstream that dies makes its calls reject
 // with "upstream NAME is not running: REASON" and is restarted lazily, at the
 // start of the next run.
