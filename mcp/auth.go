@@ -13,9 +13,11 @@ const authRealm = "coderun"
 // requireToken returns next behind a check of "Authorization: Bearer
 // want". A request without a bearer token gets 401 with the challenge
 // `Bearer realm="coderun"`; one with a wrong token gets 401 with
-// error="invalid_token" added (RFC 6750, section 3). The token is
+// error="invalid_token" added ([RFC 6750, section 3]). The token is
 // compared as SHA-256 digests in constant time, so that neither its bytes
 // nor its length leak.
+//
+// [RFC 6750, section 3]: https://www.rfc-editor.org/rfc/rfc6750#section-3
 func requireToken(want string, next http.Handler) http.Handler {
 	wantSum := sha256.Sum256([]byte(want))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

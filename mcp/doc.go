@@ -8,7 +8,8 @@
 //
 //	const [a, b] = await Promise.all([files.read_file({path: "a"}), files.read_file({path: "b"})]);
 //
-// A call resolves to the tool's structuredContent when it has one, else to
+// A call resolves to the tool's structuredContent (see the MCP specification's
+// [tool result]) when it has one, else to
 // its text content (parsed as JSON when the text is JSON); a result flagged
 // isError rejects the call with the tool's text, as a ToolCallError whose
 // toolName is the tool's name; every upstream's calls reject with that one
@@ -39,4 +40,6 @@
 // load balancer), answers 503 to a tools/call when the runs and their
 // queue are full, and drains on [HTTPHandler.Shutdown];
 // [HTTPHandler.HTTPServer] bounds its connections (see [ConnOptions]).
+//
+// [tool result]: https://modelcontextprotocol.io/specification/2025-06-18/server/tools#tool-result
 package mcp

@@ -12,8 +12,9 @@ import (
 	"github.com/coderun/coderun/serialize"
 )
 
-// ResultJSON maps the result of a tools/call to what the program's call
-// resolves to, as lossless JSON, or to the error it rejects with:
+// ResultJSON maps the result of a tools/call (see the MCP specification's
+// [tool result]) to what the program's call resolves to, as lossless JSON,
+// or to the error it rejects with:
 //
 //   - isError: an error whose message is the result's text content (the
 //     text items joined by newlines);
@@ -24,6 +25,8 @@ import (
 //   - no content at all: null;
 //   - otherwise (images, audio, resources): the content items as an array
 //     of MCP content objects ({"type": "image", "data": ..., ...}).
+//
+// [tool result]: https://modelcontextprotocol.io/specification/2025-06-18/server/tools#tool-result
 func ResultJSON(res *sdk.CallToolResult) (json.RawMessage, error) {
 	if res == nil {
 		return json.RawMessage("null"), nil

@@ -63,7 +63,7 @@ func (e *jsonError) Unwrap() error { return e.Err }
 // CheckJSON reports whether b is one lossless JSON value, returning nil if it
 // is and a *jsonError if not. Lossless means:
 //
-//   - valid JSON (RFC 8259) in UTF-8, with optional surrounding whitespace;
+//   - valid JSON ([RFC 8259]) in UTF-8, with optional surrounding whitespace;
 //     nil or empty input is an error;
 //   - no two keys of one object decode to the same string ("a" and "\u0061"
 //     are duplicates);
@@ -82,6 +82,8 @@ func (e *jsonError) Unwrap() error { return e.Err }
 // by a hash table in larger ones; both live in buffers that start on the
 // goroutine stack, so typical documents are checked without allocating.
 // CheckJSONPaced checks big texts in pieces.
+//
+// [RFC 8259]: https://www.rfc-editor.org/rfc/rfc8259
 func CheckJSON(b []byte) error {
 	p := unpaced(b)
 	return check(b, &p)

@@ -13,13 +13,17 @@ const quoteCost = 2
 //
 // b is WTF-8, as QuickJS's JS_ToCStringLen produces it: UTF-8 except that a
 // lone surrogate is encoded as its own 3-byte sequence (ED A0..BF 80..BF).
-// The cost is the length of JSON.stringify's output in UTF-8: 2 for the
+// The cost is the length of [JSON.stringify]'s output in UTF-8 (its
+// [QuoteJSONString] step): 2 for the
 // quotes; 2 for `"`, `\`, \b, \t, \n, \f and \r; 6 for the other C0 controls
 // and for each lone surrogate (a \uXXXX escape); 4 for an astral code point;
 // otherwise the UTF-8 width (so U+2028 costs 3 and '<' costs 1). A byte that
 // is not part of a valid sequence costs 3, like the U+FFFD it becomes. A
 // surrogate pair encoded as two 3-byte sequences (CESU-8, which QuickJS never
 // produces) is counted as two lone surrogates.
+//
+// [JSON.stringify]: https://tc39.es/ecma262/#sec-json.stringify
+// [QuoteJSONString]: https://tc39.es/ecma262/#sec-quotejsonstring
 func stringCost(b []byte) int64 {
 	_, cost, _ := scan(b, math.MaxInt64)
 	return cost + quoteCost

@@ -1,6 +1,9 @@
 package wasm
 
-// ValType is a WebAssembly value type, as encoded in the binary format.
+// ValType is a WebAssembly value type, as encoded in the binary format
+// ([Value Types]).
+//
+// [Value Types]: https://webassembly.github.io/spec/core/binary/types.html#value-types
 type ValType byte
 
 // Value types.
@@ -17,7 +20,8 @@ const (
 // SectionID identifies a section of a module.
 type SectionID byte
 
-// Section identifiers, in the binary format's numbering.
+// Section identifiers, in the binary format's numbering (see
+// https://webassembly.github.io/spec/core/binary/modules.html#sections).
 const (
 	sectionCustom    SectionID = 0
 	sectionType      SectionID = 1
@@ -34,7 +38,8 @@ const (
 	sectionDataCount SectionID = 12
 )
 
-// sectionOrder is the order in which non-custom sections must appear.
+// sectionOrder is the order in which non-custom sections must appear (see
+// https://webassembly.github.io/spec/core/binary/modules.html#binary-module).
 var sectionOrder = [...]SectionID{
 	sectionType, sectionImport, sectionFunction, sectionTable, sectionMemory,
 	sectionGlobal, sectionExport, sectionStart, sectionElement,
@@ -197,7 +202,10 @@ type Export struct {
 }
 
 // Element is an element segment. Its Flags select one of the eight encodings
-// of the binary format, and with it which fields are meaningful.
+// of the binary format ([Element Section]), and with it which fields are
+// meaningful.
+//
+// [Element Section]: https://webassembly.github.io/spec/core/binary/modules.html#element-section
 type Element struct {
 	// Flags is the segment's flag field (0 to 7). Bit 0: passive or
 	// declarative; bit 1: explicit table index (active) or declarative

@@ -5,11 +5,13 @@ import (
 	"strconv"
 )
 
-// appendNumber appends the text JavaScript's Number.prototype.toString (and
-// so JSON.stringify) gives the finite number f: the shortest digits that
+// appendNumber appends the text JavaScript's [Number::toString] (and so
+// JSON.stringify) gives the finite number f: the shortest digits that
 // round-trip, in positional notation from 1e-7 up to 1e21 and in exponent
 // notation ("1.5e-7", "1e+21") outside that range. f must be finite; -0 is
 // printed as "0", as JavaScript does.
+//
+// [Number::toString]: https://tc39.es/ecma262/#sec-numeric-types-number-tostring
 func appendNumber(dst []byte, f float64) []byte {
 	if f == 0 {
 		return append(dst, '0')
@@ -69,10 +71,12 @@ func appendNumber(dst []byte, f float64) []byte {
 }
 
 // appendLatin1String appends the JSON string literal JSON.stringify prints
-// for a JavaScript string stored with 8-bit characters (Latin-1, as QuickJS
+// ([QuoteJSONString]) for a JavaScript string stored with 8-bit characters (Latin-1, as QuickJS
 // keeps strings without characters above U+00FF): characters above U+007F
 // become their UTF-8 bytes, and the quote, the backslash and the controls
 // are escaped as JSON.stringify escapes them.
+//
+// [QuoteJSONString]: https://tc39.es/ecma262/#sec-quotejsonstring
 func appendLatin1String(dst, s []byte) []byte {
 	const hex = "0123456789abcdef"
 	dst = append(dst, '"')
