@@ -6,8 +6,8 @@ import (
 
 // BenchmarkCoderunOnly runs the compute rows of the table on coderun alone,
 // one run per iteration, so that a CPU profile (-cpuprofile) attributes the
-// time of these workloads and nothing else: where the time goes, in
-// bench/README.md.
+// time of these workloads and nothing else (where the time went: bench/README.md
+// at 23be69a, "Where the time goes").
 //
 //	go test -run '^$' -bench 'CoderunOnly/summary' -benchtime 200x -cpuprofile cpu.out .
 func BenchmarkCoderunOnly(b *testing.B) {

@@ -192,8 +192,8 @@ func sleep(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
 
 // testdataFile is the path of name in the repository's testdata directory,
 // found from this source file's path, so that a test binary built with
-// "go test -c" finds it from any directory (bench/README.md runs them from
-// /tmp); relative to the working directory when the binary has no such path.
+// "go test -c" finds it from any directory (the measurements in bench/README.md
+// at 23be69a run them from /tmp); relative to the working directory when the binary has no such path.
 func testdataFile(name string) string {
 	if _, file, _, ok := runtime.Caller(0); ok && filepath.IsAbs(file) {
 		return filepath.Join(filepath.Dir(file), "..", "testdata", name)

@@ -24,8 +24,8 @@ type imagePageProgram struct {
 }
 
 // TestImagePagesTouched measures which pages of the snapshot image a run
-// reads, writes or leaves alone (bench/README.md, "Which image pages a run
-// touches"): the most a copy-on-write image could keep out of a run's
+// reads, writes or leaves alone (bench/README.md at 23be69a, "Which image pages a
+// run touches"): the most a copy-on-write image could keep out of a run's
 // resident set is the pages it never touches. It is a measurement, run
 // only with CODERUN_IMAGE_PAGES=1:
 //

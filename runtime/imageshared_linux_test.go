@@ -86,8 +86,8 @@ func TestImageShared(t *testing.T) {
 // imageOwnBound is the most of the image a run waiting on a binding may
 // own: 64 pages (256 KiB). With QuickJS-NG 0.16 (our build) the image has
 // 101 pages of 4 KiB that are not zero (88 with 0.10.1), and such a run was
-// measured owning 53 to 54 of them (33 with 0.10.1: bench/README.md, "Which
-// image pages a run touches"); copied, it would own all 101.
+// measured owning 53 to 54 of them (33 with 0.10.1: bench/README.md at 23be69a,
+// "Which image pages a run touches"); copied, it would own all 101.
 const imageOwnBound = 64 * 4096
 
 // An engine holds two file descriptors for its shared image (the memory

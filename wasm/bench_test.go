@@ -119,7 +119,7 @@ func variantSource(b *testing.B, name string) []byte {
 // later function moves by some multiple of 16 bytes, and nothing else
 // changes. wazero lays out functions in index order, 16-byte aligned, and
 // where the interpreter's code lands changes its speed by up to 15% on
-// some workloads (bench/README.md, "Levers tried"), so a pass is measured
+// some workloads (bench/README.md at 23be69a, "Levers tried"), so a pass is measured
 // at a few shifts.
 func shiftCode(b *testing.B, src []byte, n int) []byte {
 	m, err := Decode(src)
@@ -333,8 +333,8 @@ func alternated(r, k, n int) int {
 
 // testdataFile is the path of name in the repository's testdata directory,
 // found from this source file's path, so that a test binary built with
-// "go test -c" finds it from any directory (bench/README.md runs them from
-// /tmp); relative to the working directory when the binary has no such path.
+// "go test -c" finds it from any directory (the measurements in bench/README.md
+// at 23be69a run them from /tmp); relative to the working directory when the binary has no such path.
 func testdataFile(name string) string {
 	if _, file, _, ok := runtime.Caller(0); ok && filepath.IsAbs(file) {
 		return filepath.Join(filepath.Dir(file), "..", "testdata", name)
