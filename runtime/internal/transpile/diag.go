@@ -2,7 +2,6 @@ package transpile
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 )
 
@@ -209,14 +208,6 @@ type dframe struct {
 	classAngle                                                                                 int
 }
 
-// candidate is an element of an array or object literal that becomes an assignment target if
-// the literal is followed by "=": a name (ok) or something that is not a valid target.
-type candidate struct {
-	offset int
-	name   string
-	ok     bool
-}
-
 // diagCost is what one kind of construct adds up to.
 type diagCost struct {
 	work   int64
@@ -227,7 +218,9 @@ type diagCost struct {
 
 // diagChecker is the state of checkDiagnostics.
 type diagChecker struct {
-	s     *scanner
+	s *tokenList
+	// poll stops the pass once the compilation must stop; nil when nothing stops it.
+	poll  *poller
 	stack []dframe
 	total int64
 	// walk is the part of total that counts distances to notes.
@@ -262,17 +255,18 @@ type diagnosticsError struct {
 // checkDiagnostics returns nil, or the reason to reject a program whose diagnostics esbuild
 // could not report cheaply. header is the number of bytes esbuild's input holds before the
 // program.
-func (s *scanner) checkDiagnostics(header int) *diagnosticsError {
-	c := newDiagChecker(s, header)
+func checkDiagnostics(l *tokenList, p *poller, header int) *diagnosticsError {
+	c := newDiagChecker(l, p, header)
 	if !c.run() {
 		return c.reject()
 	}
 	return nil
 }
 
-func newDiagChecker(s *scanner, header int) *diagChecker {
+func newDiagChecker(l *tokenList, p *poller, header int) *diagChecker {
 	return &diagChecker{
-		s:       s,
+		s:       l,
+		poll:    p,
 		header:  header,
 		lexical: map[string][]int{},
 		labels:  map[string][]int{},
@@ -282,11 +276,11 @@ func newDiagChecker(s *scanner, header int) *diagChecker {
 }
 
 // run adds up the costs of the program's constructs, and reports whether they stay within
-// maxDiagnosticWork. It stops when they exceed it, or (reporting true) when c.s.poll says the
+// maxDiagnosticWork. It stops when they exceed it, or (reporting true) when c.poll says the
 // compilation must stop.
 func (c *diagChecker) run() bool {
 	for i := range c.s.toks {
-		if c.s.poll.stop() {
+		if c.poll.stop() {
 			return true
 		}
 		c.step(i)
@@ -334,9 +328,6 @@ func (c *diagChecker) strict(k diagKind, offset int, name string) {
 func (c *diagChecker) top() *dframe { return &c.stack[len(c.stack)-1] }
 
 func (c *diagChecker) text(i int) string { return c.s.text(i) }
-
-// punct reports whether token i is the punctuator p.
-func (c *diagChecker) punct(i int, p string) bool { return c.s.is(i, tkPunct, p) }
 
 // word returns the text of token i if it is an identifier that is not a property name, or "".
 func (c *diagChecker) word(i int) string {
@@ -563,7 +554,7 @@ func (c *diagChecker) braceKind(f *dframe, i int) frameKind {
 
 // bodyAfter reports whether a "{" after token i may be a function body following a parameter
 // list and maybe a return type, rather than a type.
-func bodyAfter(s *scanner, i int) bool {
+func bodyAfter(s *tokenList, i int) bool {
 	switch s.toks[i].kind {
 	case tkPunct:
 		switch s.text(i) {
@@ -599,517 +590,54 @@ func (c *diagChecker) close(i int) {
 	}
 }
 
-// targets handles the possible assignment targets recorded in an array or object literal f that
-// closes at token i: they are assigned if next is "=" (or "of" or "in"), and kept for the
-// enclosing literal if it is one.
-func (c *diagChecker) targets(f dframe, next string) {
-	if f.declaration || len(c.cands) == f.cands {
-		c.cands = c.cands[:f.cands]
-		return
-	}
-	if next == "=" || next == "of" || next == "in" {
-		for _, cd := range c.cands[f.cands:] {
-			if cd.ok {
-				c.assign(cd)
-			} else {
-				c.add(dkAssignTarget, cd.offset, "", 0, errorWork)
-			}
-		}
-		c.cands = c.cands[:f.cands]
-		return
-	}
-	if p := c.top(); p.opener == '[' || p.opener == '(' || p.opener == '{' && p.kind == fkObject {
-		return // the enclosing literal may be a target
-	}
-	c.cands = c.cands[:f.cands]
-}
-
-// element records token i, if it starts an element of the array or object literal f, as a
-// possible assignment target: a name, or something that is not a valid target. A nested literal
-// records its own elements; a member expression (a.b, a[0]) is a valid target that is no name.
-func (c *diagChecker) element(f *dframe, i int) {
-	if f.kind != fkOther && f.kind != fkObject || f.opener != '[' && f.opener != '{' {
-		return
-	}
-	s := c.s
-	prev, txt, next := c.prevText(i), c.text(i), c.nextText(i)
-	switch {
-	case prev == "," || prev == "...":
-	case f.opener == '[' && prev == "[":
-	case f.opener == '{' && prev == ":":
-	case f.opener == '{' && prev == "{":
-	default:
-		return
-	}
-	kind := s.toks[i].kind
-	if f.opener == '{' && prev != ":" && prev != "..." && (kind != tkIdent || next == ":" || next == "(") {
-		return // a key
-	}
-	if txt == "[" || txt == "{" || txt == "..." {
-		return
-	}
-	if kind == tkIdent && !isKeyword(txt) {
-		switch next {
-		case ",", "]", "}", "=":
-			c.cands = append(c.cands, candidate{offset: s.toks[i].start, name: identName(txt), ok: true})
-			return
-		case ".", "?.", "[", "!":
-			return
-		}
-	}
-	c.cands = append(c.cands, candidate{offset: s.toks[i].start})
-}
-
-// identifier handles an identifier or keyword at token i in frame f.
-func (c *diagChecker) identifier(f *dframe, i int) {
-	s := c.s
-	t := s.toks[i]
-	if s.afterDot(i) {
-		return
-	}
-	w := c.text(i)
-	name := identName(w)
-	next := c.nextText(i)
-	if f.expect {
-		f.expect = false
-		c.declare(i, name, len(c.stack)-1, f.decl)
-		return
-	}
-	if f.pattern && c.bindingPosition(f, i) {
-		c.key(f, i) // a shorthand property: {a} is {a: a}
-		c.declare(i, name, f.target, f.bind)
-		return
-	}
-	if f.kind == fkParams && (c.prevText(i) == "(" || c.prevText(i) == "," || c.prevText(i) == "...") {
-		switch next {
-		case ",", ")", "=", ":", "?", "=>":
-			c.declare(i, name, len(c.stack)-1, bindParam)
-		}
-	}
-	if c.key(f, i) && !(f.kind == fkObject && (next == "," || next == "}" || next == "=")) {
-		return // a key, not a shorthand property
-	}
-	switch w {
-	case "let", "const", "var", "using":
-		if next == "{" || next == "[" || i+1 < len(s.toks) && s.toks[i+1].kind == tkIdent && !isRegexKeyword(next) {
-			if p := c.prevText(i); w != "var" && (p == "else" || p == "do" || p == ")" && s.toks[i-1].regexAfter) {
-				c.add(dkSingleStatement, t.start, w, 0, errorWork)
-			}
-			f.decl = map[string]bindKind{"let": bindLexical, "const": bindConst, "var": bindVar, "using": bindConst}[w]
-			f.expect = true
-			f.declAngle = 0
-			return
-		}
-		if w == "let" {
-			c.reserved(f, i, w)
-		}
-	case "function":
-		f.pendingParams = true
-		if next == "*" {
-			f.pendingGenerator = true
-		}
-		if c.statementPosition(f, i) {
-			j := i + 1
-			if next == "*" {
-				j++
-			}
-			if name := identName(c.word(j)); name != "" {
-				kind := bindLexical
-				if f.kind == fkFunction {
-					kind = bindVar
-				}
-				c.declare(j, name, len(c.stack)-1, kind)
-			}
-			if p := c.prevText(i); p == "else" || p == ":" || p == ")" && s.toks[i-1].regexAfter {
-				c.strict(dkFunctionStatement, t.start, "")
-			}
-		}
-	case "class":
-		f.pendingClass, f.classAngle = true, 0
-		if name := identName(c.word(i + 1)); name != "" && name != "extends" && name != "implements" && c.statementPosition(f, i) {
-			c.declare(i+1, name, len(c.stack)-1, bindLexical)
-		}
-	case "interface":
-		if i+1 < len(s.toks) && s.toks[i+1].kind == tkIdent {
-			f.pendingInterface, f.classAngle = true, 0
-			return
-		}
-		c.reserved(f, i, w)
-	case "switch":
-		f.pendingSwitch = true
-	case "for":
-		f.pendingFor = true
-	case "delete":
-		if n := s.toks; i+1 < len(n) && (n[i+1].kind == tkIdent && !isPostfixOperand(c.nextText(i+1)) || next == "(") {
-			c.strict(dkDelete, t.start, "")
-		}
-	case "with":
-		if next != ":" {
-			c.strict(dkWith, t.start, "")
-		}
-	case "implements":
-		if i+1 >= len(s.toks) || s.toks[i+1].kind != tkIdent {
-			c.reserved(f, i, w)
-		}
-	case "package", "private", "protected", "public", "static":
-		c.reserved(f, i, w)
-	case "yield":
-		if !f.generator || f.arrow {
-			c.reserved(f, i, w)
-		}
-	case "break", "continue":
-		if i+1 < len(s.toks) && s.toks[i+1].kind == tkIdent && !s.toks[i+1].nl {
-			c.add(dkLabelRef, t.start, "", 0, errorWork)
-		}
-	case "super":
-		c.add(dkSuper, t.start, "", 0, errorWork)
-	case "in":
-		if f.kind == fkBlock && f.opener == '(' && f.decl != bindNone && f.sawAssign {
-			c.strict(dkForInInit, t.start, "")
-		}
-		fallthrough
-	case "of":
-		if f.kind == fkBlock && f.opener == '(' { // a for head
-			f.decl, f.expect = bindNone, false
-			if s.toks[i-1].kind == tkIdent && c.prevText(i-1) == "(" {
-				c.assign(candidate{offset: s.toks[i-1].start, name: identName(c.text(i - 1))})
-			}
-		}
-	default:
-		if next == ":" && c.statementPosition(f, i) && (f.kind == fkFunction || f.kind == fkBlock || f.kind == fkSwitch) && !isKeyword(w) {
-			c.label(f, i, name)
-			return
-		}
-	}
-	c.reference(i, name)
-}
-
-// strictReserved reports whether name is reserved in strict mode, and cannot be declared there.
-func strictReserved(name string) bool {
-	switch name {
-	case "implements", "interface", "let", "package", "private", "protected", "public", "static", "yield":
-		return true
-	}
-	return false
-}
-
-// isPostfixOperand reports whether p, after a name, makes the name part of a longer operand.
-func isPostfixOperand(p string) bool {
-	switch p {
-	case ".", "?.", "[", "(", "!", "`":
-		return true
-	}
-	return strings.HasPrefix(p, "`")
-}
-
-// isKeyword reports whether w cannot be a label.
-func isKeyword(w string) bool {
-	switch w {
-	case "case", "default", "true", "false", "null", "this", "super", "new", "typeof", "void", "delete":
-		return true
-	}
-	return isRegexKeyword(w)
-}
-
-// statementPosition reports whether token i may start a declaration statement in frame f.
-func (c *diagChecker) statementPosition(f *dframe, i int) bool {
-	if f.kind == fkObject || f.kind == fkClass || f.kind == fkInterface || f.pattern {
-		return false
-	}
-	if c.s.stmtStart(i) {
-		return true
-	}
-	switch p := c.prevText(i); p {
-	case "else", ":", "async", "declare", "default", "export", "do":
-		return true
-	case ")":
-		return c.s.toks[i-1].regexAfter
-	}
-	return false
-}
-
-// bindingPosition reports whether the identifier at token i binds a name in pattern frame f.
-func (c *diagChecker) bindingPosition(f *dframe, i int) bool {
-	prev, next := c.prevText(i), c.nextText(i)
-	switch prev {
-	case ",", "...", string(f.opener):
-	case ":":
-		if f.opener != '{' {
-			return false
-		}
-	default:
-		return false
-	}
-	switch next {
-	case ",", "=", "}", "]":
-		return true
-	}
-	return false
-}
-
-// reserved counts a word that strict mode reserves, used at token i in frame f, unless it is
-// a modifier or key there.
-func (c *diagChecker) reserved(f *dframe, i int, w string) {
-	if f.kind == fkClass || f.kind == fkInterface || f.kind == fkObject && !f.value {
-		return
-	}
-	switch next := c.nextText(i); {
-	case next == ":" && (c.prevText(i) == "{" || c.prevText(i) == "," || c.prevText(i) == ";"):
-		return // a key of an object type or literal
-	}
-	c.strict(dkReserved, c.s.toks[i].start, w)
-}
-
-// key records token i as a key of the object literal or class body f, if it is one, and
-// counts it if it repeats an earlier key.
-func (c *diagChecker) key(f *dframe, i int) bool {
-	if f.kind != fkObject && f.kind != fkClass {
-		return false
-	}
-	s := c.s
-	prev, next := c.prevText(i), c.nextText(i)
-	if f.kind == fkObject {
-		if f.value {
-			return false
-		}
-		switch prev {
-		case "{", ",", "*", "get", "set", "async":
-		default:
-			return false
-		}
-		switch next {
-		case ":", "(", ",", "}", "<", "=":
-		default:
-			return false
-		}
-	} else {
-		if !(s.toks[i].nl || memberPrefix(prev)) {
-			return false
-		}
-		switch next {
-		case "(", "=", ";", ":", "?", "!", "<", "}":
-		default:
-			if i+1 < len(s.toks) && !s.toks[i+1].nl {
-				return false
-			}
-		}
-	}
-	k := propertyKey(s, i)
-	if f.keys == nil {
-		f.keys = map[string]int{}
-	}
-	// esbuild's note is the previous occurrence of the key, or the first "__proto__".
-	off := s.toks[i].start
-	if prev, ok := f.keys[k]; ok {
-		c.add(dkDuplicateKey, off, c.text(i), off-prev, warningWork)
-		if k == "__proto__" {
-			return true
-		}
-	}
-	f.keys[k] = off
-	return true
-}
-
-// memberPrefix reports whether a class member's key may follow p.
-func memberPrefix(p string) bool {
-	switch p {
-	case "{", ";", "}", "*", "static", "get", "set", "async", "readonly", "public", "private", "protected",
-		"override", "accessor", "declare", "abstract":
-		return true
-	}
-	return false
-}
-
-// propertyKey returns the key that token i (an identifier, string, number or private name)
-// stands for: strings and numbers are normalized as far as their text allows, and a string with
-// an escape sequence stands for every such string.
-func propertyKey(s *scanner, i int) string {
-	txt := s.text(i)
-	switch s.toks[i].kind {
-	case tkString:
-		body := txt[1:]
-		if len(txt) >= 2 && txt[len(txt)-1] == txt[0] {
-			body = txt[1 : len(txt)-1]
-		}
-		if strings.IndexByte(body, '\\') >= 0 {
-			return "\x00escaped"
-		}
-		return body
-	case tkNumber:
-		n := strings.ReplaceAll(txt, "_", "")
-		if v, err := strconv.ParseInt(n, 0, 64); err == nil {
-			return strconv.FormatInt(v, 10)
-		}
-		if v, err := strconv.ParseFloat(n, 64); err == nil {
-			return strconv.FormatFloat(v, 'g', -1, 64)
-		}
-		return "\x00number"
-	}
-	return identName(txt)
-}
-
-// identName returns the name an identifier's text stands for, decoding escape sequences
-// ("\u0061" and "\u{61}" are "a"); text that is not a valid escape is kept as is.
-func identName(txt string) string {
-	if strings.IndexByte(txt, '\\') < 0 {
-		return txt
-	}
-	var b strings.Builder
-	for i := 0; i < len(txt); i++ {
-		if txt[i] != '\\' || i+1 >= len(txt) || txt[i+1] != 'u' {
-			b.WriteByte(txt[i])
-			continue
-		}
-		hex, next := "", i+2
-		if next < len(txt) && txt[next] == '{' {
-			if end := strings.IndexByte(txt[next:], '}'); end > 0 {
-				hex, next = strings.TrimLeft(txt[next+1:next+end], "0"), next+end+1
-			}
-		} else if next+4 <= len(txt) {
-			hex, next = txt[next:next+4], next+4
-		}
-		r, err := strconv.ParseUint(hex, 16, 32)
-		if hex == "" && next > i+2 {
-			r, err = 0, nil
-		}
-		if err != nil || len(hex) > 6 {
-			b.WriteByte(txt[i])
-			continue
-		}
-		b.WriteRune(rune(r))
-		i = next - 1
-	}
-	return b.String()
-}
-
-// label handles a label at token i.
-func (c *diagChecker) label(f *dframe, i int, name string) {
-	off := c.s.toks[i].start
-	if strictReserved(name) {
-		c.strict(dkReserved, off, name)
-	}
-	if st := c.labels[name]; len(st) > 0 {
-		c.add(dkDuplicateLabel, off, name, off-st[0], errorWork)
-	}
-	c.labels[name] = append(c.labels[name], off)
-	f.labels = append(f.labels, name)
-}
-
-// reference handles a name used at token i: an assignment to it, maybe.
-func (c *diagChecker) reference(i int, w string) {
-	s := c.s
-	off := s.toks[i].start
-	next := c.nextText(i)
-	if f := c.top(); f.annotation || f.decl != bindNone && !f.initializing && next == "=" {
-		return // a type, or a declared name
-	}
-	if isAssignOp(next) || (next == "++" || next == "--") && !s.toks[i+1].regexAfter && !s.toks[i+1].nl ||
-		(c.prevText(i) == "++" || c.prevText(i) == "--") && s.toks[i-1].regexAfter {
-		c.assign(candidate{offset: off, name: w})
-	}
-}
-
-// caseValue counts a case value at token i that repeats an earlier one in its switch.
-func (c *diagChecker) caseValue(i int) {
-	f := c.top()
-	s := c.s
-	k := "\x00expression"
-	if c.nextText(i) == ":" {
-		k = propertyKey(s, i)
-	}
-	if f.keys == nil {
-		f.keys = map[string]int{}
-	}
-	off := s.toks[i].start
-	if first, ok := f.keys[k]; ok {
-		c.add(dkDuplicateCase, off, "", off-first, warningWork)
-	} else {
-		f.keys[k] = off
-	}
-}
-
-// isAssignOp reports whether p is an assignment operator.
-func isAssignOp(p string) bool {
-	switch p {
-	case "=", "+=", "-=", "*=", "/=", "%=", "**=", "<<=", ">>=", ">>>=", "&=", "|=", "^=", "&&=", "||=", "??=":
-		return true
-	}
-	return false
-}
-
-// declare records the declaration of name at token i in the scope at stack index at.
-func (c *diagChecker) declare(i int, name string, at int, kind bindKind) {
-	off := c.s.toks[i].start
-	if name == "eval" || name == "arguments" {
-		c.strict(dkEvalArguments, off, name)
-	}
-	if strictReserved(name) {
-		c.strict(dkReserved, off, name)
-	}
-	if kind == bindConst {
-		r, ok := c.consts[name]
-		if !ok {
-			r = [2]int{off, off}
-		}
-		c.consts[name] = [2]int{min(r[0], off), max(r[1], off)}
-	}
-	f := &c.stack[at]
-	if f.names == nil {
-		f.names = map[string]declared{}
-	}
-	first, ok := f.names[name]
-	if ok {
-		k := dkRedeclared
-		if f.kind == fkParams && kind == bindParam {
-			k = dkDuplicateParam
-		}
-		if k == dkDuplicateParam || first.kind != bindVar && first.kind != bindParam || kind != bindVar && kind != bindParam {
-			c.add(k, off, name, off-first.offset, errorWork)
-		}
-	} else {
-		first = declared{offset: off, kind: kind}
-	}
-	if (kind == bindLexical || kind == bindConst) && !first.lexical {
-		first.lexical = true
-		c.lexical[name] = append(c.lexical[name], at)
-		f.lexical = append(f.lexical, name)
-	}
-	f.names[name] = first
-	if kind != bindVar {
-		return
-	}
-	// A var is hoisted to the function's scope, through every block, and conflicts with a
-	// let, const or class of the same name declared in any of them.
-	fn := c.stack[at].fn
-	if st := c.lexical[name]; len(st) > 0 && st[len(st)-1] >= fn && st[len(st)-1] != at {
-		d := c.stack[st[len(st)-1]].names[name]
-		c.add(dkRedeclared, off, name, off-d.offset, errorWork)
-	}
-	if fn != at {
-		g := &c.stack[fn]
-		if g.names == nil {
-			g.names = map[string]declared{}
-		}
-		if first, ok := g.names[name]; ok && first.kind != bindVar && first.kind != bindParam {
-			c.add(dkRedeclared, off, name, off-first.offset, errorWork)
-		} else if !ok {
-			g.names[name] = declared{offset: off, kind: bindVar}
-		}
-	}
-}
-
 // punctuator handles a punctuator other than a bracket at token i in frame f.
 func (c *diagChecker) punctuator(f *dframe, i int, p string) {
-	s := c.s
-	t := s.toks[i]
+	t := c.s.toks[i]
 	if f.optional && p != "." && p != "?." && p != "!" && p != "++" && p != "--" && !isAssignOp(p) {
 		f.optional = false // an operator: the next operand starts
 	}
+	if c.separator(f, i, p) {
+		return
+	}
+	switch p {
+	case "=>":
+		c.arrow(f, i)
+	case "??":
+		c.add(dkNullish, t.start, "", t.start-f.stmt, warningWork)
+	case "?.":
+		f.optional = true
+	case "*":
+		if w := c.prevText(i); w == "function" || w == "async" || w == "static" || w == "{" || w == "," ||
+			w == ";" || w == "}" || t.nl {
+			f.pendingGenerator = true
+		}
+	case "<", "<<", ">", ">>", ">>>":
+		n := len(p)
+		if p[0] == '>' {
+			n = -n
+		}
+		if f.decl != bindNone {
+			f.declAngle += n
+		}
+		if f.pendingClass || f.pendingInterface {
+			f.classAngle += n
+		}
+	case "++", "--":
+		c.update(f, i)
+	default:
+		if isAssignOp(p) {
+			c.assignment(f, i)
+		}
+	}
+}
+
+// separator handles ";", ",", ":" or "?" (p) at token i in frame f, and reports whether p is one.
+func (c *diagChecker) separator(f *dframe, i int, p string) bool {
+	t := c.s.toks[i]
 	switch p {
 	case ";":
 		c.endStatement(f, t.end)
 		f.value = false
-		return
 	case ",":
 		f.stmt = t.end
 		f.arrow, f.optional, f.annotation, f.initializing = false, false, false, false
@@ -1119,7 +647,6 @@ func (c *diagChecker) punctuator(f *dframe, i int, p string) {
 		if f.kind == fkObject {
 			f.value = false
 		}
-		return
 	case ":":
 		f.stmt = t.end
 		f.optional = false
@@ -1129,121 +656,26 @@ func (c *diagChecker) punctuator(f *dframe, i int, p string) {
 		if f.kind == fkObject {
 			f.value = true
 		}
-		return
 	case "?":
 		f.stmt, f.optional = t.end, false
-		return
-	case "=>":
-		f.stmt = t.end
-		if c.nextText(i) != "{" {
-			f.arrow = true
-		}
-		if i > 0 && s.toks[i-1].kind == tkIdent {
-			c.params = map[string]declared{identName(c.text(i - 1)): {offset: s.toks[i-1].start, kind: bindParam}}
-			c.paramsGenerator, c.paramsEnd = false, i
-		}
-		c.bodyPending = true
-		return
-	case "??":
-		c.add(dkNullish, t.start, "", t.start-f.stmt, warningWork)
-		return
-	case "?.":
-		f.optional = true
-		return
-	case "*":
-		if w := c.prevText(i); w == "function" || w == "async" || w == "static" || w == "{" || w == "," ||
-			w == ";" || w == "}" || t.nl {
-			f.pendingGenerator = true
-		}
-		return
-	case "<", "<<":
-		if f.decl != bindNone {
-			f.declAngle += len(p)
-		}
-		if f.pendingClass || f.pendingInterface {
-			f.classAngle += len(p)
-		}
-		return
-	case ">", ">>", ">>>":
-		if f.decl != bindNone {
-			f.declAngle -= len(p)
-		}
-		if f.pendingClass || f.pendingInterface {
-			f.classAngle -= len(p)
-		}
-		return
-	case "++", "--":
-		if t.regexAfter && !t.nl || c.s.regexAfterToken(i-1) { // prefix
-			if i+1 < len(s.toks) && invalidTarget(s, i+1) {
-				c.add(dkAssignTarget, t.start, "", 0, errorWork)
-			}
-			return
-		}
-		if i > 0 && invalidTarget(s, i-1) || f.optional {
-			c.add(dkAssignTarget, t.start, "", 0, errorWork)
-		}
-		return
-	}
-	if isAssignOp(p) {
-		f.stmt = t.end
-		if f.annotation || f.decl != bindNone && !f.initializing {
-			// the initializer of a declared name, parameter or field
-			f.annotation, f.optional = false, false
-			f.initializing = f.decl != bindNone
-			if f.kind == fkBlock && f.opener == '(' {
-				f.sawAssign = true
-			}
-			return
-		}
-		if f.decl == bindVar && f.kind == fkBlock && f.opener == '(' {
-			f.sawAssign = true
-		}
-		if i > 0 && invalidTarget(s, i-1) || f.optional {
-			c.add(dkAssignTarget, t.start, "", 0, errorWork)
-		}
-		f.optional = false
-	}
-}
-
-// invalidTarget reports whether token i cannot end an assignment target (or may not: a ")").
-func invalidTarget(s *scanner, i int) bool {
-	switch s.toks[i].kind {
-	case tkNumber, tkString, tkRegex:
-		return true
-	case tkTemplate:
-		return !s.toks[i].tmplOpen
-	case tkIdent:
-		switch s.text(i) {
-		case "this", "null", "true", "false", "super", "new":
-			return !s.afterDot(i)
-		case "target", "meta": // new.target, import.meta
-			return i >= 2 && s.afterDot(i) && (s.text(i-2) == "new" || s.text(i-2) == "import")
-		}
+	default:
 		return false
 	}
-	return s.text(i) == ")" && !s.toks[i].regexAfter
+	return true
 }
 
-// assign handles an assignment to a name: if the name is declared const (so far), it is counted
-// at once, else when the program ends (see assignments): its warning notes a declaration.
-func (c *diagChecker) assign(a candidate) {
-	if a.name == "eval" || a.name == "arguments" {
-		c.strict(dkEvalArguments, a.offset, a.name)
+// arrow handles "=>" at token i in frame f.
+func (c *diagChecker) arrow(f *dframe, i int) {
+	s := c.s
+	f.stmt = s.toks[i].end
+	if c.nextText(i) != "{" {
+		f.arrow = true
 	}
-	if r, ok := c.consts[a.name]; ok {
-		c.add(dkConstAssign, a.offset, a.name, max(a.offset-r[0], r[1]-a.offset), warningWork)
-		return
+	if i > 0 && s.toks[i-1].kind == tkIdent {
+		c.params = map[string]declared{identName(c.text(i - 1)): {offset: s.toks[i-1].start, kind: bindParam}}
+		c.paramsGenerator, c.paramsEnd = false, i
 	}
-	c.assigned = append(c.assigned, a)
-}
-
-// assignments counts the assignments to names declared const after them.
-func (c *diagChecker) assignments() {
-	for _, a := range c.assigned {
-		if r, ok := c.consts[a.name]; ok {
-			c.add(dkConstAssign, a.offset, a.name, max(r[1]-a.offset, a.offset-r[0]), warningWork)
-		}
-	}
+	c.bodyPending = true
 }
 
 // hasOctalEscape reports whether a string or template token holds a legacy octal escape

@@ -17,7 +17,7 @@ func TestDiagnosticsRealisticProgram(t *testing.T) {
 	require.NoError(t, err)
 	// Repeated to about MaxProgramBytes, each copy in a block of its own.
 	big := strings.Repeat("{\n"+one+"}\n", (1<<20)/(len(one)+4))
-	c := newDiagChecker(tokenize(big), len(inputHeader))
+	c := newDiagChecker(tokenize(big), nil, len(inputHeader))
 	ok := c.run()
 	for k, d := range c.costs {
 		if d.count > 0 {
@@ -71,7 +71,7 @@ func TestDiagnosticsBoundEsbuild(t *testing.T) {
 			src := d.build(4 << 10)
 			walk, messages := esbuildNoteWalk(t, src)
 			require.Positive(t, messages, "esbuild reports nothing")
-			c := newDiagChecker(tokenize(src), len(inputHeader))
+			c := newDiagChecker(tokenize(src), nil, len(inputHeader))
 			c.run()
 			counted := 0
 			for _, k := range c.costs {

@@ -145,7 +145,7 @@ func TestMeasureNearLimit(t *testing.T) {
 		lo, hi := 1, 100000
 		for lo < hi { // the largest repetition count that passes the nesting check
 			mid := (lo + hi + 1) / 2
-			if tokenize(s.repeat(mid)).nestErr == nil {
+			if _, b := tokenizeBounded(s.repeat(mid), nil, defaultWorkLimits); b.err == nil {
 				lo = mid
 			} else {
 				hi = mid - 1
@@ -187,7 +187,7 @@ func TestMeasureFunctions(t *testing.T) {
 		src := ""
 		for n := 1; ; n *= 2 { // the largest power of two of units that passes the checks
 			next := strings.Repeat(tc.unit, n)
-			if len(next) > 1<<20 || tokenize(next).nestErr != nil {
+			if _, b := tokenizeBounded(next, nil, defaultWorkLimits); len(next) > 1<<20 || b.err != nil {
 				break
 			}
 			src = next

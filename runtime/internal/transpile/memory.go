@@ -30,9 +30,9 @@ const (
 // the tokens it reads until the next.
 const scanBytesPerLook = scanBytesPerToken * pollEvery
 
-// esbuildMemory is the estimate of what esbuild's passes allocate over the program the scanner
-// read (all of it: esbuild runs only when the scan accepted it).
-func (s *scanner) esbuildMemory() int64 {
+// esbuildMemory is the estimate of what esbuild's passes allocate over the program whose tokens
+// are s (all of them: esbuild runs only when the scan accepted the program), of compile work work.
+func esbuildMemory(s *tokenList, work int64) int64 {
 	var literal int64
 	for _, t := range s.toks {
 		switch t.kind {
@@ -46,7 +46,7 @@ func (s *scanner) esbuildMemory() int64 {
 			wide++
 		}
 	}
-	return esbuildBytesPerUnit*s.work + esbuildBytesPerByte*int64(len(s.src)) +
+	return esbuildBytesPerUnit*work + esbuildBytesPerByte*int64(len(s.src)) +
 		esbuildBytesPerLiteralByte*literal + esbuildBytesPerWideByte*int64(wide)
 }
 

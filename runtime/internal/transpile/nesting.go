@@ -130,13 +130,13 @@ type nestingError struct {
 	message string
 }
 
-// nester is the state of checkNesting: the open brackets.
+// nester is the state of the nesting pass: the open brackets, and the accounts of work.go.
 type nester struct {
+	// l is the token list being read.
+	l     *tokenList
 	stack []nestFrame
 	// lastSpeculativeClose is the index of the last ')' of a speculative frame, or -1.
 	lastSpeculativeClose int
-	// next is the index of the next token to check.
-	next int
 	// functions counts the functions seen so far, functionDepth adds up the depth at which each
 	// starts.
 	functions, functionDepth int
@@ -147,23 +147,46 @@ type nester struct {
 	names           map[string]struct{}
 }
 
-func newNester(limits workLimits) *nester {
+func newNester(l *tokenList, limits workLimits) *nester {
 	return &nester{
+		l:                    l,
 		limits:               limits,
 		stack:                []nestFrame{{angleFrom: -1, outerAngle: -1, commaOperator: true}},
 		lastSpeculativeClose: -1,
 	}
 }
 
-// checkNesting returns the first place where the program's nesting exceeds the limits, or nil.
-// tokenize runs it on every token as it is made.
-func (s *scanner) checkNesting() *nestingError { return s.nestErr }
+// bounds is what the nesting pass found: the first place where the program exceeds the limits
+// (nil if none), and the compile work and scope work of the tokens it checked (see work.go).
+type bounds struct {
+	err             *nestingError
+	work, scopeWork int64
+}
+
+// tokenizeBounded tokenizes src (stopped by p, see tokenizer.run) and checks every token against
+// the nesting and work limits as soon as it is read: tokenizing stops at the first token over
+// them, so that the tokens of a program over the limits are never all made (limits zero: the
+// default ones).
+func tokenizeBounded(src string, p *poller, limits workLimits) (*tokenList, bounds) {
+	if limits.programBytes <= 0 {
+		limits = defaultWorkLimits
+	}
+	t := newTokenizer(src, p)
+	n := newNester(t.tokenList, limits)
+	var err *nestingError
+	l := t.run(func(i int) bool {
+		err = n.step(i)
+		return err == nil
+	})
+	return l, bounds{err: err, work: n.work, scopeWork: n.scopeWork}
+}
 
 // step checks token i, the next one.
-func (n *nester) step(s *scanner, i int) *nestingError {
+func (n *nester) step(i int) *nestingError {
+	s := n.l
 	t := &s.toks[i]
 	f := &n.stack[len(n.stack)-1]
-	if e := s.ambiguousSlash(i); e != nil {
+	if e := n.ambiguousSlash(i); e != nil {
 		return e
 	}
 	if f.resetNext && !s.is(i, tkIdent, "else") {
@@ -174,8 +197,8 @@ func (n *nester) step(s *scanner, i int) *nestingError {
 	if asi {
 		f.reset()
 	}
-	fn := s.startsFunction(i)
-	if e := n.account(s, i, f, asi, fn); e != nil {
+	fn := n.startsFunction(i)
+	if e := n.account(i, f, asi, fn); e != nil {
 		return e
 	}
 	if fn {
@@ -189,11 +212,11 @@ func (n *nester) step(s *scanner, i int) *nestingError {
 	}
 	switch t.kind {
 	case tkIdent:
-		s.nestWord(f, i)
+		n.word(f, i)
 	case tkPunct:
 		switch c := s.src[t.start]; {
 		case t.end-t.start == 1 && (c == '(' || c == '[' || c == '{'):
-			return n.open(s, i, c)
+			return n.open(i, c)
 		case t.end-t.start == 1 && (c == ')' || c == ']' || c == '}'):
 			if len(n.stack) > 1 {
 				if n.stack[len(n.stack)-1].speculative && c == ')' {
@@ -203,7 +226,7 @@ func (n *nester) step(s *scanner, i int) *nestingError {
 			}
 			return nil
 		default:
-			if e := s.nestPunct(f, i, n.lastSpeculativeClose); e != nil {
+			if e := n.punct(f, i); e != nil {
 				return e
 			}
 		}
@@ -212,7 +235,7 @@ func (n *nester) step(s *scanner, i int) *nestingError {
 			n.stack = n.stack[:len(n.stack)-1] // the end of a substitution
 			f = &n.stack[len(n.stack)-1]
 		} else {
-			s.operandStart(f, i, true)
+			n.operandStart(f, i, true)
 		}
 		if t.tmplOpen {
 			if e := pushFrame(&n.stack, '`', t.end-2); e != nil {
@@ -222,7 +245,7 @@ func (n *nester) step(s *scanner, i int) *nestingError {
 			return nil
 		}
 	default:
-		s.operandStart(f, i, false)
+		n.operandStart(f, i, false)
 	}
 	if start := f.angleStart(); start >= 0 && i-start > maxAngleTokens {
 		return &nestingError{s.toks[start].start, fmt.Sprintf(`SyntaxError: the "<" here is followed by more `+
@@ -237,7 +260,8 @@ func (n *nester) step(s *scanner, i int) *nestingError {
 
 // startsFunction reports whether token i starts a function or class: "=>", "function", "class",
 // or a "{" after a ")" that does not close a statement's head (a method's body).
-func (s *scanner) startsFunction(i int) bool {
+func (n *nester) startsFunction(i int) bool {
+	s := n.l
 	t := s.toks[i]
 	switch {
 	case t.kind == tkIdent:
@@ -253,11 +277,12 @@ func (s *scanner) startsFunction(i int) bool {
 }
 
 // open handles an opening bracket at token i.
-func (n *nester) open(s *scanner, i int, c byte) *nestingError {
+func (n *nester) open(i int, c byte) *nestingError {
+	s := n.l
 	f := &n.stack[len(n.stack)-1]
 	suffix := i > 0 && (!s.regexAfterToken(i-1) || s.prevPunct(i) == "?.")
 	if c != '{' {
-		s.operandStart(f, i, true)
+		n.operandStart(f, i, true)
 	}
 	p := s.prevPunct(i)
 	if e := pushFrame(&n.stack, c, s.toks[i].start); e != nil {
@@ -281,7 +306,8 @@ func (n *nester) open(s *scanner, i int, c byte) *nestingError {
 // "{" it could not classify (a TypeScript type, an unusual context), after "of", "yield" or
 // "await" where it cannot tell keyword from identifier, and after "yield" and a line break (see
 // slash.go). Guessing wrong would hide code from checkNesting.
-func (s *scanner) ambiguousSlash(i int) *nestingError {
+func (n *nester) ambiguousSlash(i int) *nestingError {
+	s := n.l
 	t := s.toks[i]
 	if i == 0 || s.src[t.start] != '/' || t.kind != tkRegex && t.kind != tkPunct {
 		return nil
@@ -324,7 +350,8 @@ func pushFrame(stack *[]nestFrame, opener byte, offset int) *nestingError {
 
 // operandStart handles a token that starts an operand, or (after an operand) continues its suffix
 // chain: a call or index bracket, a tagged template.
-func (s *scanner) operandStart(f *nestFrame, i int, suffix bool) {
+func (n *nester) operandStart(f *nestFrame, i int, suffix bool) {
+	s := n.l
 	if suffix && i > 0 && (!s.regexAfterToken(i-1) || s.prevPunct(i) == "?.") {
 		f.chain++
 		return
@@ -334,29 +361,9 @@ func (s *scanner) operandStart(f *nestFrame, i int, suffix bool) {
 	}
 }
 
-// controlWordBefore reports whether the "(" at token i follows a keyword whose parenthesized head
-// is an expression: if, while, for, with, switch.
-func (s *scanner) controlWordBefore(i int) bool {
-	if i == 0 || s.toks[i-1].kind != tkIdent || s.afterDot(i-1) {
-		return false
-	}
-	switch s.text(i - 1) {
-	case "if", "while", "for", "with", "switch", "await":
-		return true
-	}
-	return false
-}
-
-// prevPunct returns the text of token i-1 if it is a punctuator.
-func (s *scanner) prevPunct(i int) string {
-	if i == 0 || s.toks[i-1].kind != tkPunct {
-		return ""
-	}
-	return s.text(i - 1)
-}
-
 // nestWord handles an identifier or keyword.
-func (s *scanner) nestWord(f *nestFrame, i int) {
+func (n *nester) word(f *nestFrame, i int) {
+	s := n.l
 	if s.afterDot(i) {
 		return // a property name: the "." counted
 	}
@@ -389,7 +396,8 @@ var recursingWords = map[string]bool{
 }
 
 // nestPunct handles a punctuator other than a bracket.
-func (s *scanner) nestPunct(f *nestFrame, i, lastSpeculativeClose int) *nestingError {
+func (n *nester) punct(f *nestFrame, i int) *nestingError {
+	s := n.l
 	p := s.text(i)
 	prefix := i == 0 || s.regexAfterToken(i-1) // no operand precedes
 	switch p {
@@ -443,7 +451,7 @@ func (s *scanner) nestPunct(f *nestFrame, i, lastSpeculativeClose int) *nestingE
 		f.pending++
 		f.chain = 0
 	case ":":
-		if i-1 == lastSpeculativeClose {
+		if i-1 == n.lastSpeculativeClose {
 			f.speculation++
 			if f.speculationBase+f.speculation > maxArrowSpeculation {
 				return &nestingError{s.toks[i].start, fmt.Sprintf(`SyntaxError: more than %d nested "? (...) :" `+
@@ -467,66 +475,4 @@ func (s *scanner) nestPunct(f *nestFrame, i, lastSpeculativeClose int) *nestingE
 		f.chain = 0
 	}
 	return nil
-}
-
-func boolInt(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}
-
-// endsStatement reports whether token i may end a statement: a line break after it, before a
-// token that cannot continue the expression, inserts a semicolon.
-func (s *scanner) endsStatement(i int) bool {
-	t := s.toks[i]
-	switch t.kind {
-	case tkIdent:
-		if s.afterDot(i) {
-			return true // a property name
-		}
-		w := s.text(i)
-		return !isRegexKeyword(w) && !recursingWords[w] && !continuingWords[w]
-	case tkPunct:
-		switch s.text(i) {
-		case ")", "}":
-			return !t.regexAfter || s.text(i) == "}"
-		case "]":
-			return true
-		case "++", "--":
-			return !s.regexAfterToken(i - 1)
-		}
-		return false
-	case tkTemplate:
-		return !t.tmplOpen
-	}
-	return true
-}
-
-// continuingWords are words that can follow an operand on the next line in the same statement,
-// or precede one: never a statement boundary.
-var continuingWords = map[string]bool{
-	"else": true, "catch": true, "finally": true, "while": true, "as": true, "satisfies": true, "in": true,
-	"instanceof": true, "of": true, "extends": true, "implements": true, "is": true, "let": true,
-	"const": true, "var": true, "type": true, "declare": true, "namespace": true, "module": true,
-	"interface": true, "static": true, "get": true, "set": true, "public": true, "private": true,
-	"protected": true, "override": true, "accessor": true, "export": true, "enum": true, "global": true,
-}
-
-// startsStatement reports whether token i, after a line break, cannot continue the expression
-// before it, so that the line break ends a statement.
-func (s *scanner) startsStatement(i int) bool {
-	t := s.toks[i]
-	switch t.kind {
-	case tkIdent:
-		return !continuingWords[s.text(i)]
-	case tkNumber, tkString, tkPrivate:
-		return true
-	case tkPunct:
-		switch s.text(i) {
-		case "!", "~", "++", "--":
-			return true
-		}
-	}
-	return false
 }

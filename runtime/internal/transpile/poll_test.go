@@ -36,7 +36,7 @@ func TestScanStops(t *testing.T) {
 	c := compilation{poll: newPoller(full), src: src, opts: Options{onScanPass: func(p scanPass) { lookedBefore[p] = full.calls }}}
 	_, _, err := c.scan()
 	require.NoError(t, err)
-	tokens := len(c.sc.toks)
+	tokens := len(c.tokens.toks)
 	require.Len(t, lookedBefore, int(passBlank)+1)
 	for p := passTokenize; p < passBlank; p++ {
 		require.Less(t, lookedBefore[p], lookedBefore[p+1])
@@ -76,7 +76,7 @@ func TestScanStops(t *testing.T) {
 			// Steps counted after that look (each makes left negative): the pass returned at once.
 			require.GreaterOrEqual(t, c.poll.left, -1, "steps taken after the stop")
 			if tt.tokenize {
-				require.Less(t, len(c.sc.toks), tokens, "tokenize stopped early")
+				require.Less(t, len(c.tokens.toks), tokens, "tokenize stopped early")
 			}
 		})
 	}

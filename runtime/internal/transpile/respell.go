@@ -91,7 +91,7 @@ func (c *compilation) respelled(input string, errs []api.Message, syntax, refuse
 	if c.poll.check() {
 		return nil, c.poll.err
 	}
-	if err := c.reserve(c.sc.esbuildMemory()); err != nil {
+	if err := c.reserve(esbuildMemory(c.tokens, c.work)); err != nil {
 		return nil, err
 	}
 	out := printAs(alt, api.LoaderTS)
@@ -107,5 +107,5 @@ func (c *compilation) respelled(input string, errs []api.Message, syntax, refuse
 	body := input[len(inputHeader) : len(input)-len(inputFooter)]
 	js := outputHeader + directiveText + ";\n" + body + outputFooter
 	return &Program{js: js, lines: strings.Split(js, "\n"), verbatim: true, userLines: c.lines.lines(),
-		brackets: bracketError(c.sc, c.lines), closes: c.sc.unmatched >= 0}, nil
+		brackets: bracketError(c.tokens, c.lines), closes: c.tokens.unmatched >= 0}, nil
 }

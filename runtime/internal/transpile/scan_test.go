@@ -82,7 +82,7 @@ func TestTokenizeBrackets(t *testing.T) {
 			sc := tokenize(tt.src)
 			require.Equal(t, tt.unmatched, sc.unmatched)
 			var open string
-			for _, f := range sc.stack {
+			for _, f := range sc.open {
 				open += string(f.ch)
 			}
 			require.Equal(t, tt.open, open)
@@ -129,8 +129,7 @@ func TestCheckErasures(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			sc := tokenize(tt.src)
-			v, erase := sc.check()
+			v, erase := newErasableCheck(tokenize(tt.src), nil).check()
 			require.Nil(t, v)
 			got := blank(tt.src, erase)
 			require.Equal(t, tt.want, got)

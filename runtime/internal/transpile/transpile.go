@@ -353,7 +353,9 @@ type compilation struct {
 	opts  Options
 	src   string
 	lines *lineIndex
-	sc    *scanner
+	// tokens are the program's tokens (see tokens.go), work its compile work (see work.go).
+	tokens *tokenList
+	work   int64
 	// limits bound the program's compile work (see work.go).
 	limits workLimits
 }
@@ -393,7 +395,7 @@ func (c *compilation) run() (*Program, error) {
 	if err := c.enter(PhaseTransform); err != nil {
 		return nil, err
 	}
-	if err := c.reserve(c.sc.esbuildMemory()); err != nil {
+	if err := c.reserve(esbuildMemory(c.tokens, c.work)); err != nil {
 		return nil, err
 	}
 	// The input read as JavaScript (see verbatim) does not depend on the TypeScript pass: a small
@@ -414,7 +416,7 @@ func (c *compilation) run() (*Program, error) {
 	input = ""
 	var syntax *Error
 	if len(res.Errors) > 0 {
-		syntax = esbuildError(res.Errors[0], c.lines, c.sc)
+		syntax = esbuildError(res.Errors[0], c.lines, c.tokens)
 	}
 	if verr != nil && (syntax == nil || !before(syntax, verr)) {
 		return nil, verr
@@ -430,7 +432,7 @@ func (c *compilation) run() (*Program, error) {
 	out := string(res.Code)
 	res.Code = nil
 	if !strings.HasPrefix(out, minHeader) || !strings.HasSuffix(out, minFooter) {
-		return nil, shapeError(c.sc, c.lines, "the compiled program does not have the expected shape")
+		return nil, shapeError(c.tokens, c.lines, "the compiled program does not have the expected shape")
 	}
 	if strings.IndexByte(out, 0) >= 0 {
 		return nil, &Error{Message: "internal error: compiled program contains a NUL character"}
@@ -441,7 +443,7 @@ func (c *compilation) run() (*Program, error) {
 	}
 	if js, ok := verbatim(wrapped, out, asJS); ok && !c.opts.esbuildOutput {
 		return &Program{js: js, lines: strings.Split(js, "\n"), verbatim: true, userLines: c.lines.lines(),
-			brackets: bracketError(c.sc, c.lines), closes: c.sc.unmatched >= 0}, nil
+			brackets: bracketError(c.tokens, c.lines), closes: c.tokens.unmatched >= 0}, nil
 	}
 	wrapped = ""
 	smap, names, named, err := parseSourceMapNamed(c.poll, res.Map)
@@ -464,7 +466,7 @@ func (c *compilation) run() (*Program, error) {
 	body := out[len(minHeader) : len(out)-len(minFooter)]
 	directive := len(directiveText)
 	if !strings.HasPrefix(body, directiveText) {
-		return nil, shapeError(c.sc, c.lines, "the compiled program does not start with its directive")
+		return nil, shapeError(c.tokens, c.lines, "the compiled program does not start with its directive")
 	}
 	if strings.HasPrefix(body[directive:], ";") {
 		directive++
@@ -477,8 +479,8 @@ func (c *compilation) run() (*Program, error) {
 		smap:      smap,
 		userLines: c.lines.lines(),
 		names:     outcome,
-		brackets:  bracketError(c.sc, c.lines),
-		closes:    c.sc.unmatched >= 0,
+		brackets:  bracketError(c.tokens, c.lines),
+		closes:    c.tokens.unmatched >= 0,
 	}, nil
 }
 
@@ -612,12 +614,13 @@ func (c *compilation) scan() (input string, refused *Error, err error) {
 		return "", nil, err
 	}
 	c.poll.reserve, c.poll.perLook = c.opts.Reserve, scanBytesPerLook
-	c.sc = tokenizeUntil(src, c.poll, c.limits)
+	tokens, bounds := tokenizeBounded(src, c.poll, c.limits)
+	c.tokens, c.work = tokens, bounds.work
 	c.poll.perLook = 0
 	if err := c.pass(passCheck); err != nil {
 		return "", nil, err
 	}
-	v, erase := c.sc.check()
+	v, erase := newErasableCheck(c.tokens, c.poll).check()
 	if c.poll.err != nil {
 		return "", nil, c.poll.err // check stopped early: v and erase are incomplete
 	}
@@ -626,7 +629,7 @@ func (c *compilation) scan() (input string, refused *Error, err error) {
 		// them as the syntax errors they are.
 		refused = at(v.offset, "SyntaxError: "+v.message)
 	}
-	if n := c.sc.checkNesting(); n != nil {
+	if n := bounds.err; n != nil {
 		// The tokenizer stopped at n: esbuild must not see a program over the limits, even when a
 		// refused construct comes earlier (esbuild over 1 MiB of "@d " takes 88 MiB); report the
 		// earlier of the two at once.
@@ -638,7 +641,7 @@ func (c *compilation) scan() (input string, refused *Error, err error) {
 	if err := c.pass(passDiagnostics); err != nil {
 		return "", nil, err
 	}
-	if d := c.sc.checkDiagnostics(len(inputHeader)); d != nil {
+	if d := checkDiagnostics(c.tokens, c.poll, len(inputHeader)); d != nil {
 		// esbuild would take too long over this program: report the earlier of this and the
 		// refused construct at once.
 		if refused == nil || d.offset < v.offset {
@@ -691,7 +694,7 @@ func blank(src string, spans []span) string {
 
 // esbuildError converts an esbuild diagnostic about the wrapped input into an *Error located in
 // the user's source.
-func esbuildError(m api.Message, lines *lineIndex, sc *scanner) *Error {
+func esbuildError(m api.Message, lines *lineIndex, sc *tokenList) *Error {
 	if m.Location == nil {
 		return &Error{Message: "SyntaxError: " + m.Text}
 	}
@@ -723,15 +726,15 @@ func esbuildError(m api.Message, lines *lineIndex, sc *scanner) *Error {
 
 // bracketError describes the first unmatched closing bracket, or else the innermost bracket left
 // open, as seen by the tokenizer; nil if brackets balance.
-func bracketError(sc *scanner, lines *lineIndex) *Error {
+func bracketError(sc *tokenList, lines *lineIndex) *Error {
 	if sc.unmatched >= 0 {
 		l, c := lines.position(sc.unmatched)
 		ch := sc.src[sc.unmatched]
 		return &Error{Line: l, Column: c, Message: fmt.Sprintf("SyntaxError: unexpected %q: it closes a bracket that "+
 			"was never opened (the program is the body of a function and cannot close it)", string(ch))}
 	}
-	if n := len(sc.stack); n > 0 {
-		f := sc.stack[n-1]
+	if n := len(sc.open); n > 0 {
+		f := sc.open[n-1]
 		l, c := lines.position(f.start)
 		open := string(f.ch)
 		if f.ch == '`' {
@@ -744,7 +747,7 @@ func bracketError(sc *scanner, lines *lineIndex) *Error {
 
 // shapeError reports esbuild output without the wrapper's shape: a program that closed its
 // function in a way that also changed how esbuild prints the wrapper.
-func shapeError(sc *scanner, lines *lineIndex, detail string) *Error {
+func shapeError(sc *tokenList, lines *lineIndex, detail string) *Error {
 	if e := bracketError(sc, lines); e != nil {
 		return e
 	}

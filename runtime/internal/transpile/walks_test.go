@@ -15,7 +15,7 @@ import (
 
 // refMatchBrace is matchBrace as it was before the pairs were computed once: a walk from j
 // counting braces. It is the reference TestWalksMatchReference compares matchBrace with.
-func refMatchBrace(s *scanner, j int) (int, bool) {
+func refMatchBrace(s *erasableCheck, j int) (int, bool) {
 	depth := 0
 	for k := j; k < len(s.toks); k++ {
 		if s.toks[k].kind != tkPunct {
@@ -36,7 +36,7 @@ func refMatchBrace(s *scanner, j int) (int, bool) {
 
 // refParameterProperty is parameterProperty as it was before it stepped over brackets: a walk
 // counting every bracket to the end of the parameter list (or of the program).
-func refParameterProperty(s *scanner, i int) *violation {
+func refParameterProperty(s *erasableCheck, i int) *violation {
 	toks := s.toks
 	if !s.is(i+1, tkPunct, "(") {
 		return nil
@@ -105,8 +105,8 @@ func refParameterProperty(s *scanner, i int) *violation {
 }
 
 // balanced reports whether the tokenizer paired every bracket of the program it read whole.
-func balanced(s *scanner) bool {
-	return s.unmatched < 0 && len(s.stack) == 0 && s.nestErr == nil
+func balanced(s *tokenList, b bounds) bool {
+	return s.unmatched < 0 && len(s.open) == 0 && b.err == nil
 }
 
 // walkGen generates programs made of the tokens the two walks look at: brackets, template
@@ -210,9 +210,10 @@ func TestWalksMatchReference(t *testing.T) {
 	programs, generated := walkCorpus(t)
 	var braces, constructors, balancedGenerated, violations, differing int
 	for n, src := range programs {
-		s := tokenize(src)
+		l, b := tokenizeBounded(src, nil, defaultWorkLimits)
+		s := newErasableCheck(l, nil)
 		if n >= len(programs)-generated && n < len(programs)-generated/2 {
-			require.True(t, balanced(s), "a generated balanced program reads as unbalanced: %q", src)
+			require.True(t, balanced(l, b), "a generated balanced program reads as unbalanced: %q", src)
 			balancedGenerated++
 		}
 		for i := range s.toks {
@@ -229,7 +230,7 @@ func TestWalksMatchReference(t *testing.T) {
 				if want != nil {
 					violations++
 				}
-				if balanced(s) {
+				if balanced(l, b) {
 					require.Equal(t, want, got, "token %d of %q", i, src)
 				} else if (want == nil) != (got == nil) || want != nil && *want != *got {
 					differing++
@@ -297,7 +298,7 @@ func TestWalksLinear(t *testing.T) {
 				opts: Options{onScanPass: func(p scanPass) { looks[p] = ctx.calls }}}
 			_, _, err := c.scan()
 			require.NoError(t, err)
-			tokens := len(c.sc.toks)
+			tokens := len(c.tokens.toks)
 			require.Greater(t, tokens, 500_000)
 			// Each pass looks once as it starts; the check pass looks once per pollEvery steps.
 			// Its steps here: the loop over the tokens, and one walk over them (the parameter
@@ -312,7 +313,7 @@ func TestWalksLinear(t *testing.T) {
 
 // refFnContext is fnContext as it was before each frame kept the answer of the frames around it:
 // a walk down the stack of open frames.
-func refFnContext(s *scanner) fnFlags {
+func refFnContext(s *tokenizer) fnFlags {
 	for k := len(s.stack); k >= 0; k-- {
 		f := &s.top
 		if k > 0 {
@@ -358,18 +359,18 @@ func TestStackWalksMatchReference(t *testing.T) {
 	}
 	var asked, declared int
 	for _, src := range programs {
-		s := newScanner(src, nil)
+		s := newTokenizer(src, nil)
 		s.onFnContext = func(got fnFlags) {
 			asked++
 			if want := refFnContext(s); got != want {
 				t.Fatalf("fnContext = %b, the walk finds %b, at byte %d of %q", got, want, s.pos, src)
 			}
 		}
-		s.readTokens()
+		s.run(nil)
 		s.onFnContext = nil
 		// A frame's fn never changes once pushed: checking the innermost one after each token
 		// checks each frame as it opens.
-		c := newDiagChecker(s, 0)
+		c := newDiagChecker(s.tokenList, nil, 0)
 		for i := range s.toks {
 			c.step(i)
 			k := len(c.stack) - 1

@@ -68,7 +68,8 @@ func workLimitsFor(maxProgramBytes int64) workLimits {
 
 // account adds token i, in frame f, to the nester's accounts: asi tells that it starts a statement
 // after a line break, fn that it starts a function or class.
-func (n *nester) account(s *scanner, i int, f *nestFrame, asi, fn bool) *nestingError {
+func (n *nester) account(i int, f *nestFrame, asi, fn bool) *nestingError {
+	s := n.l
 	t := &s.toks[i]
 	w := int64(tokenWork)
 	if asi {

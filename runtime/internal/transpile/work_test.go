@@ -46,8 +46,8 @@ func realisticProgram(t testing.TB, size int) string {
 func TestRealisticProgramCompiles(t *testing.T) {
 	src := realisticProgram(t, 1<<20)
 	require.Greater(t, len(src), 1<<20-200)
-	sc := tokenize(src)
-	require.Nil(t, sc.nestErr)
+	_, sc := tokenizeBounded(src, nil, defaultWorkLimits)
+	require.Nil(t, sc.err)
 	t.Logf("%d bytes: compile work %d of %d, scope work %d of %d", len(src), sc.work, defaultWorkLimits.work,
 		sc.scopeWork, defaultWorkLimits.scope)
 	_, err := Compile(src)
