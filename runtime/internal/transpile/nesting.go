@@ -10,8 +10,9 @@ import (
 // Go stack, and a program nested deeply enough overflows the goroutine's stack, which kills the
 // whole process (a Go stack overflow cannot be recovered). Some TypeScript constructs also make
 // esbuild parse the same text again on backtracking, which costs time quadratic or exponential in
-// their nesting. Before esbuild sees a program, checkNesting walks the tokenizer's output once and
-// rejects a program whose nesting could exceed MaxNesting levels.
+// their nesting. Before esbuild sees a program, the nesting pass reads each token as soon as the
+// tokenizer makes it, and rejects a program whose nesting could exceed MaxNesting levels: the
+// tokenizer stops there (see tokenizeBounded).
 //
 // The pass over-approximates the recursion depth of esbuild at every token: the number of
 // brackets open, plus, for each open bracket (and the top level), the tokens since the start of
@@ -56,7 +57,7 @@ const (
 	maxArrowSpeculation = 3
 )
 
-// nestFrame is an open bracket (or the top level) in checkNesting.
+// nestFrame is an open bracket (or the top level) in the nesting pass.
 type nestFrame struct {
 	opener byte // '(', '[', '{', '`' or 0 for the top level
 	open   int  // byte offset of the opening bracket
@@ -124,7 +125,7 @@ func (f *nestFrame) angleStart() int {
 	return min(f.angleFrom, f.outerAngle)
 }
 
-// nestingError is a program rejected by checkNesting.
+// nestingError is a program rejected by the nesting pass.
 type nestingError struct {
 	offset  int
 	message string
@@ -305,7 +306,7 @@ func (n *nester) open(i int, c byte) *nestingError {
 // does from the grammar, whether it divides or starts a regular expression: after a "}" whose
 // "{" it could not classify (a TypeScript type, an unusual context), after "of", "yield" or
 // "await" where it cannot tell keyword from identifier, and after "yield" and a line break (see
-// slash.go). Guessing wrong would hide code from checkNesting.
+// slash.go). Guessing wrong would hide code from the nesting pass.
 func (n *nester) ambiguousSlash(i int) *nestingError {
 	s := n.l
 	t := s.toks[i]

@@ -20,7 +20,7 @@ type poller struct {
 	left int   // steps until the next look
 	err  error // why the compilation stopped, once it has
 	// reserve, when set, is asked for perLook bytes of host memory at every look, for the steps
-	// until the next one (see tokenizeUntil and memory.go).
+	// until the next one (see compilation.tokenize and memory.go).
 	reserve func(int64) error
 	perLook int64
 }

@@ -8,7 +8,7 @@ package transpile
 // The tokenizer cannot parse, but it must read every "/" the way esbuild does: if it took the
 // start of a regular expression for a division (or the reverse), it would tokenize the rest of the
 // line differently from esbuild, and a quote or backtick inside a regular expression read as code
-// (or brackets inside one read as a regular expression) could hide code from checkNesting. So:
+// (or brackets inside one read as a regular expression) could hide code from the nesting pass. So:
 //   - For every "{" the tokenizer records, from the tokens before it, what it opens: a statement
 //     list after which a statement starts (a block, a switch body, the body of a function or class
 //     declaration, or of an arrow function, after which esbuild either starts a statement or fails

@@ -1,64 +1,3 @@
-// Package transpile turns a coderun program (TypeScript, the body of an async function) into the
-// JavaScript that the engine evaluates, and maps engine positions back to the user's source.
-//
-// # Compilation
-//
-// The user's source S is placed, unchanged, inside an async function:
-//
-//	(async function __dsh_main__() { "use strict";
-//	S
-//	})
-//
-// and given to esbuild (TypeScript loader, target ESNext, whitespace minification so that the output
-// stays linear in the input, no format conversion, external source map). esbuild erases the type
-// syntax and checks the program, in strict mode, as a function body: top-level await and return
-// work, "with" and legacy octal literals do not. User line n is line n+1 of the text esbuild sees,
-// with the same columns.
-//
-// Before that, a small tokenizer (see scan.go) rejects TypeScript that cannot simply be erased —
-// enum (also const enum), runtime namespace/module blocks, constructor parameter properties and
-// decorators — as well as import/export declarations and NUL characters, and blanks out the
-// type-only declarations that esbuild does not accept inside a function body: "import type ..."
-// and "declare namespace/module/global {...}". "declare enum", "declare const enum" and every other
-// "declare" form are handed to esbuild, which erases them. A namespace that is not declared is
-// rejected even when it only holds types (write "declare namespace" or plain type aliases instead):
-// TypeScript itself does not allow namespaces inside a function body. The tokenizer also bounds
-// the program's nesting (see nesting.go), so that esbuild's recursion and backtracking stay small,
-// its compile work (see work.go), so that no esbuild call, which a cancel cannot interrupt, takes
-// long, and what esbuild's diagnostics may cost (see diag.go), so that a program full of errors
-// cannot make esbuild take time quadratic in its size. esbuild's warnings are silenced: Compile reports
-// errors only.
-//
-// esbuild parses the wrapped text as a whole, so a program such as "}); evil(); (async function() {"
-// closes its function and puts code beside it. Compile checks only that esbuild's output keeps the
-// wrapper's first and last lines; that the script is exactly one function expression is checked by
-// the engine on the bytecode it compiles Script's result to (quickjs.CheckOneFunction), which tests
-// what would run rather than esbuild's reading of it, before anything of the script runs. A
-// program that fails there is reported with Program.Escaped.
-//
-// esbuild renames bindings that shadow others ("load" in a nested scope becomes "load2"); Compile
-// gives them back the names the program wrote, so that functions keep them in their name, stack
-// frames and the engine's messages (see names.go).
-//
-// A Program's JS keeps the wrapper's header, its directive and its closing to lines of their own;
-// the user's code sits on the lines between.
-//
-// That code is the user's own text when the program is plain JavaScript: when esbuild prints the
-// wrapped input read as JavaScript exactly as it prints it read as TypeScript, there is no type
-// syntax to erase and no construct the two read differently (such as f<T>(x)), and the engine gets
-// the text the user wrote, so that Function.prototype.toString, function names and positions are
-// the user's (a third esbuild pass, which stops at the first type annotation of a TypeScript
-// program). Programs whose lines end in lone "\r", U+2028 or U+2029 are excepted: the engine does
-// not count those as line breaks everywhere, so positions could not map one to one. Otherwise it is
-// the code as esbuild printed it (on one line, unless template literals hold line breaks), and
-// positions map through esbuild's source map. Plain JavaScript that esbuild refuses only for being
-// older than the engine ("await using" in a for (;;) head) runs as written too (see respell.go).
-//
-// # Positions
-//
-// Columns reported to users (Error and Position) are 1-based and count UTF-16 code units, like
-// TypeScript and V8; lines count "\n", "\r\n", "\r", U+2028 and U+2029. The engine's columns, the
-// input of Position, are 1-based UTF-8 byte offsets, as QuickJS-NG reports them in stack traces.
 package transpile
 
 import (
@@ -326,9 +265,9 @@ type scanPass int
 // The passes of PhaseScan, in order. Each looks at the context before it starts, and the long
 // ones every pollEvery steps.
 const (
-	passTokenize    scanPass = iota // tokenize, which also checks the nesting (see nesting.go)
-	passCheck                       // scanner.check: the constructs coderun refuses
-	passDiagnostics                 // scanner.checkDiagnostics (see diag.go)
+	passTokenize    scanPass = iota // the tokenizer, which the bounds check as it reads (see tokenizeBounded)
+	passCheck                       // erasableCheck.check: the constructs coderun refuses
+	passDiagnostics                 // checkDiagnostics (see diag.go)
 	passLines                       // newLineIndex
 	passBlank                       // blank: erase the type-only declarations
 )
@@ -382,16 +321,15 @@ func (c *compilation) pass(p scanPass) error {
 	return nil
 }
 
+// run is the compilation, a phase after the other (see Phase).
 func (c *compilation) run() (*Program, error) {
 	if err := c.enter(PhaseScan); err != nil {
 		return nil, err
 	}
-	input, verr, err := c.scan()
+	input, refused, err := c.scan()
 	if err != nil {
 		return nil, err
 	}
-	wrapped := input // for verbatim
-
 	if err := c.enter(PhaseTransform); err != nil {
 		return nil, err
 	}
@@ -401,9 +339,35 @@ func (c *compilation) run() (*Program, error) {
 	// The input read as JavaScript (see verbatim) does not depend on the TypeScript pass: a small
 	// one is printed beside it, and waited for on every way out, so that nothing outlives the
 	// compilation.
-	asJS := readAsJS(wrapped, c.opts.onReadAsJS)
+	asJS := readAsJS(input, c.opts.onReadAsJS)
 	defer asJS.join()
-	res := api.Transform(input, api.TransformOptions{
+	res := transform(input)
+	if len(res.Errors) > 0 || refused != nil {
+		return c.refuse(input, res.Errors, refused)
+	}
+	if err := c.enter(PhaseVerify); err != nil {
+		return nil, err
+	}
+	out, err := c.verify(res.Code)
+	res.Code = nil
+	if err != nil {
+		return nil, err
+	}
+	if err := c.enter(phaseSourceMap); err != nil {
+		return nil, err
+	}
+	if js, ok := verbatim(input, out, asJS); ok && !c.opts.esbuildOutput {
+		return &Program{js: js, lines: strings.Split(js, "\n"), verbatim: true, userLines: c.lines.lines(),
+			brackets: bracketError(c.tokens, c.lines), closes: c.tokens.unmatched >= 0}, nil
+	}
+	input = ""
+	return c.assemble(out, res.Map)
+}
+
+// transform is PhaseTransform's esbuild call: the wrapped input, TypeScript, printed as JavaScript
+// with a source map.
+func transform(input string) api.TransformResult {
+	return api.Transform(input, api.TransformOptions{
 		Loader:           api.LoaderTS,
 		Target:           api.ESNext,
 		MinifyWhitespace: true, // no indentation: the output stays linear in the input
@@ -413,40 +377,39 @@ func (c *compilation) run() (*Program, error) {
 		LegalComments:    api.LegalCommentsNone,
 		LogOverride:      silencedWarnings(),
 	})
-	input = ""
-	var syntax *Error
-	if len(res.Errors) > 0 {
-		syntax = esbuildError(res.Errors[0], c.lines, c.tokens)
-	}
-	if verr != nil && (syntax == nil || !before(syntax, verr)) {
-		return nil, verr
-	}
-	if syntax != nil {
-		// esbuild may refuse plain JavaScript that the engine allows (see respell.go).
-		return c.respelled(wrapped, res.Errors, syntax, verr)
-	}
+}
 
-	if err := c.enter(PhaseVerify); err != nil {
-		return nil, err
+// refuse reports a program that esbuild refused (errs) or the scan did (refused): the earlier of
+// esbuild's first error and the refused construct, unless esbuild refused plain JavaScript that
+// the engine allows (see respell.go).
+func (c *compilation) refuse(input string, errs []api.Message, refused *Error) (*Program, error) {
+	var syntax *Error
+	if len(errs) > 0 {
+		syntax = esbuildError(errs[0], c.lines, c.tokens)
 	}
-	out := string(res.Code)
-	res.Code = nil
+	if refused != nil && (syntax == nil || !before(syntax, refused)) {
+		return nil, refused
+	}
+	return c.respelled(input, errs, syntax, refused)
+}
+
+// verify is PhaseVerify: esbuild's output code must keep the wrapper's first and last lines, and
+// hold no NUL character.
+func (c *compilation) verify(code []byte) (string, error) {
+	out := string(code)
 	if !strings.HasPrefix(out, minHeader) || !strings.HasSuffix(out, minFooter) {
-		return nil, shapeError(c.tokens, c.lines, "the compiled program does not have the expected shape")
+		return "", shapeError(c.tokens, c.lines, "the compiled program does not have the expected shape")
 	}
 	if strings.IndexByte(out, 0) >= 0 {
-		return nil, &Error{Message: "internal error: compiled program contains a NUL character"}
+		return "", &Error{Message: "internal error: compiled program contains a NUL character"}
 	}
+	return out, nil
+}
 
-	if err := c.enter(phaseSourceMap); err != nil {
-		return nil, err
-	}
-	if js, ok := verbatim(wrapped, out, asJS); ok && !c.opts.esbuildOutput {
-		return &Program{js: js, lines: strings.Split(js, "\n"), verbatim: true, userLines: c.lines.lines(),
-			brackets: bracketError(c.tokens, c.lines), closes: c.tokens.unmatched >= 0}, nil
-	}
-	wrapped = ""
-	smap, names, named, err := parseSourceMapNamed(c.poll, res.Map)
+// assemble is the rest of phaseSourceMap for esbuild's output out and source map: it decodes the
+// map, gives back the names esbuild changed (see names.go) and makes the Program.
+func (c *compilation) assemble(out string, sourceMap []byte) (*Program, error) {
+	smap, names, named, err := parseSourceMapNamed(c.poll, sourceMap)
 	if c.poll.err != nil {
 		return nil, c.poll.err
 	}
@@ -454,7 +417,6 @@ func (c *compilation) run() (*Program, error) {
 		err = fmt.Errorf("internal error: %w", err)
 		return nil, &Error{Message: err.Error(), cause: err}
 	}
-	res.Map = nil
 	outcome := namesKept
 	if !c.opts.keepRenamed {
 		if out, outcome, err = c.restoreNames(out, smap, names, named); err != nil {
@@ -482,303 +444,4 @@ func (c *compilation) run() (*Program, error) {
 		brackets:  bracketError(c.tokens, c.lines),
 		closes:    c.tokens.unmatched >= 0,
 	}, nil
-}
-
-// concurrentReadBytes is the largest wrapped input readAsJS prints beside the TypeScript pass.
-// A larger one is printed after it, as the last esbuild call, so that a compilation never holds
-// two passes over a large program at once, and a cancel during the TypeScript pass waits for no
-// second one.
-const concurrentReadBytes = 64 << 10
-
-// jsReading is esbuild's printing of the wrapped input read as JavaScript (see readAsJS).
-type jsReading struct {
-	input string
-	done  chan struct{} // closed when the printing made beside the TypeScript pass is done; nil if none
-	code  string        // "" when the input is not a candidate or does not parse as JavaScript
-	read  bool          // code is known
-}
-
-// readAsJS prepares printing input read as JavaScript, with the options of the TypeScript pass but
-// the loader, when the input can be verbatim at all (verbatimCandidate). A small input is printed
-// at once on a goroutine of its own, beside the TypeScript pass; a large one when result asks.
-// join must be called before the compilation returns.
-func readAsJS(input string, hook func()) *jsReading {
-	r := &jsReading{input: input}
-	switch {
-	case !verbatimCandidate(input):
-		r.read = true
-	case len(input) <= concurrentReadBytes:
-		r.done = make(chan struct{})
-		go func() {
-			defer close(r.done)
-			if hook != nil {
-				hook()
-			}
-			r.code = printAsJS(input)
-		}()
-	}
-	return r
-}
-
-// join waits for the printing made beside the TypeScript pass, if there is one.
-func (r *jsReading) join() {
-	if r.done != nil {
-		<-r.done
-	}
-}
-
-// result returns the printing, making it now if it was left for later.
-func (r *jsReading) result() string {
-	r.join()
-	if r.done == nil && !r.read {
-		r.code, r.read = printAsJS(r.input), true
-	}
-	r.input = ""
-	return r.code
-}
-
-// printAsJS is esbuild's printing of input read as JavaScript, or "" when it does not parse.
-func printAsJS(input string) string { return printAs(input, api.LoaderJS) }
-
-// printAs is esbuild's printing of input read with loader, as the TypeScript pass prints but
-// without a source map, or "" when it does not parse.
-func printAs(input string, loader api.Loader) string {
-	res := api.Transform(input, api.TransformOptions{
-		Loader:           loader,
-		Target:           api.ESNext,
-		MinifyWhitespace: true,
-		LegalComments:    api.LegalCommentsNone,
-		LogOverride:      silencedWarnings(),
-	})
-	if len(res.Errors) > 0 {
-		return ""
-	}
-	return string(res.Code)
-}
-
-// verbatimCandidate reports whether input, the wrapped program, can be given to the engine as the
-// user wrote it: its wrapper is intact and it has no line break the engine counts differently.
-func verbatimCandidate(input string) bool {
-	body, ok := strings.CutPrefix(input, inputHeader)
-	if !ok {
-		return false
-	}
-	if body, ok = strings.CutSuffix(body, inputFooter); !ok {
-		return false
-	}
-	if strings.ContainsRune(body, '\u2028') || strings.ContainsRune(body, '\u2029') {
-		return false
-	}
-	for i := strings.IndexByte(body, '\r'); i >= 0; i = strings.IndexByte(body, '\r') {
-		if i+1 == len(body) || body[i+1] != '\n' {
-			return false
-		}
-		body = body[i+2:]
-	}
-	return true
-}
-
-// verbatim returns the Program's JS made of the user's own text, given esbuild's input (the
-// wrapped program, type-only declarations blanked), esbuild's TypeScript output and the same
-// input read as JavaScript, when that text is plain JavaScript: esbuild prints it alike read
-// either way, and it is a verbatimCandidate.
-func verbatim(input, out string, js *jsReading) (string, bool) {
-	if code := js.result(); code == "" || code != out {
-		return "", false
-	}
-	body := input[len(inputHeader) : len(input)-len(inputFooter)]
-	return outputHeader + directiveText + ";\n" + body + outputFooter, true
-}
-
-// scan checks the program before esbuild sees it and returns the text to give esbuild, and the
-// first construct coderun refuses (reported unless esbuild finds an earlier syntax error). err is
-// a failure that must be reported at once: a NUL character, nesting beyond the limits (both
-// *Error), the compilation stopped by its context (see poller), or Options.Reserve's error.
-func (c *compilation) scan() (input string, refused *Error, err error) {
-	src := c.src
-	// A program refused here is located without indexing its lines.
-	at := func(offset int, msg string) *Error {
-		l, col := positionOf(src, offset)
-		return &Error{Line: l, Column: col, Message: msg}
-	}
-	if i := strings.IndexByte(src, 0); i >= 0 {
-		return "", nil, at(i, `SyntaxError: source contains a NUL character (U+0000), which the engine cannot load: `+
-			`write "\0" or "\u0000" inside string literals instead`)
-	}
-	if err := c.pass(passTokenize); err != nil {
-		return "", nil, err
-	}
-	// The tokenizer reserves the scan's memory as it reads (see memory.go): the first tokens'
-	// now, with what every compilation takes.
-	if err := c.reserve(compileBaseBytes + scanBytesPerLook); err != nil {
-		return "", nil, err
-	}
-	c.poll.reserve, c.poll.perLook = c.opts.Reserve, scanBytesPerLook
-	tokens, bounds := tokenizeBounded(src, c.poll, c.limits)
-	c.tokens, c.work = tokens, bounds.work
-	c.poll.perLook = 0
-	if err := c.pass(passCheck); err != nil {
-		return "", nil, err
-	}
-	v, erase := newErasableCheck(c.tokens, c.poll).check()
-	if c.poll.err != nil {
-		return "", nil, c.poll.err // check stopped early: v and erase are incomplete
-	}
-	if v != nil {
-		// Named like the engine's own rejections, so that a model reads
-		// them as the syntax errors they are.
-		refused = at(v.offset, "SyntaxError: "+v.message)
-	}
-	if n := bounds.err; n != nil {
-		// The tokenizer stopped at n: esbuild must not see a program over the limits, even when a
-		// refused construct comes earlier (esbuild over 1 MiB of "@d " takes 88 MiB); report the
-		// earlier of the two at once.
-		if refused == nil || n.offset < v.offset {
-			return "", nil, at(n.offset, n.message)
-		}
-		return "", nil, refused
-	}
-	if err := c.pass(passDiagnostics); err != nil {
-		return "", nil, err
-	}
-	if d := checkDiagnostics(c.tokens, c.poll, len(inputHeader)); d != nil {
-		// esbuild would take too long over this program: report the earlier of this and the
-		// refused construct at once.
-		if refused == nil || d.offset < v.offset {
-			return "", nil, at(d.offset, d.message)
-		}
-		return "", nil, refused
-	}
-	if err := c.pass(passLines); err != nil {
-		return "", nil, err
-	}
-	c.lines = newLineIndex(src)
-	if err := c.pass(passBlank); err != nil {
-		return "", nil, err
-	}
-	return inputHeader + blank(src, erase) + inputFooter, refused, nil
-}
-
-// before reports whether a is located before b.
-func before(a, b *Error) bool {
-	return a.Line < b.Line || a.Line == b.Line && a.Column < b.Column
-}
-
-// blank returns src with the given spans replaced by a ";" followed by spaces, keeping line
-// terminators and the UTF-16 length of every character so that positions do not move.
-func blank(src string, spans []span) string {
-	if len(spans) == 0 {
-		return src
-	}
-	var b strings.Builder
-	b.Grow(len(src))
-	last := 0
-	for _, sp := range spans {
-		b.WriteString(src[last:sp.start])
-		b.WriteByte(';')
-		for _, r := range src[sp.start+1 : sp.end] {
-			switch {
-			case r == '\n' || r == '\r' || r == '\u2028' || r == '\u2029':
-				b.WriteRune(r)
-			case r > 0xFFFF:
-				b.WriteString("  ")
-			default:
-				b.WriteByte(' ')
-			}
-		}
-		last = sp.end
-	}
-	b.WriteString(src[last:])
-	return b.String()
-}
-
-// esbuildError converts an esbuild diagnostic about the wrapped input into an *Error located in
-// the user's source.
-func esbuildError(m api.Message, lines *lineIndex, sc *tokenList) *Error {
-	if m.Location == nil {
-		return &Error{Message: "SyntaxError: " + m.Text}
-	}
-	loc := m.Location
-	line := loc.Line - 1 // the header takes input line 1
-	col := utf16Col(loc.LineText, loc.Column) + 1
-	switch {
-	case line > lines.lines():
-		// The error is in the footer: the program ended early, typically with a bracket left
-		// open or one closed too many. Point at the culprit when the tokenizer saw it.
-		if e := bracketError(sc, lines); e != nil {
-			return e
-		}
-		l, c := lines.end()
-		return &Error{Line: l, Column: c, Message: "SyntaxError: " + m.Text + " at the end of the program"}
-	case line < 1:
-		line, col = 1, 1
-	}
-	e := &Error{Line: line, Column: col, Message: "SyntaxError: " + m.Text}
-	if sc.unmatched >= 0 {
-		// A "}" the program never opened closes the function itself, and esbuild complains
-		// about what follows; report the "}" instead when it comes first.
-		if b := bracketError(sc, lines); b != nil && !before(e, b) {
-			return b
-		}
-	}
-	return e
-}
-
-// bracketError describes the first unmatched closing bracket, or else the innermost bracket left
-// open, as seen by the tokenizer; nil if brackets balance.
-func bracketError(sc *tokenList, lines *lineIndex) *Error {
-	if sc.unmatched >= 0 {
-		l, c := lines.position(sc.unmatched)
-		ch := sc.src[sc.unmatched]
-		return &Error{Line: l, Column: c, Message: fmt.Sprintf("SyntaxError: unexpected %q: it closes a bracket that "+
-			"was never opened (the program is the body of a function and cannot close it)", string(ch))}
-	}
-	if n := len(sc.open); n > 0 {
-		f := sc.open[n-1]
-		l, c := lines.position(f.start)
-		open := string(f.ch)
-		if f.ch == '`' {
-			open = "${"
-		}
-		return &Error{Line: l, Column: c, Message: fmt.Sprintf("SyntaxError: %q is never closed", open)}
-	}
-	return nil
-}
-
-// shapeError reports esbuild output without the wrapper's shape: a program that closed its
-// function in a way that also changed how esbuild prints the wrapper.
-func shapeError(sc *tokenList, lines *lineIndex, detail string) *Error {
-	if e := bracketError(sc, lines); e != nil {
-		return e
-	}
-	e := escapeError()
-	e.Message += ": " + detail
-	return e
-}
-
-// escapeError is the error for a program that escapes its function where the tokenizer saw no
-// bracket to point at (see Program.Escaped).
-func escapeError() *Error {
-	return &Error{Line: 1, Column: 1, Message: "SyntaxError: the program closes the function it is the body of " +
-		"(check that brackets balance)"}
-}
-
-// silencedWarnings returns log overrides that silence every warning esbuild can give a program:
-// Compile reports only errors, and a silenced warning costs esbuild nothing but the notes it
-// computes beforehand (see checkDiagnostics).
-func silencedWarnings() map[string]api.LogLevel {
-	m := map[string]api.LogLevel{}
-	for _, id := range []string{
-		"assert-to-with", "assert-type-json", "assign-to-constant", "assign-to-define", "assign-to-import",
-		"bigint", "call-import-namespace", "class-name-will-throw", "commonjs-variable-in-esm",
-		"delete-super-property", "direct-eval", "duplicate-case", "duplicate-class-member",
-		"duplicate-object-key", "empty-import-meta", "equals-nan", "equals-negative-zero", "equals-new-object",
-		"html-comment-in-js", "impossible-typeof", "indirect-require", "private-name-will-throw",
-		"semicolon-after-return", "suspicious-boolean-not", "suspicious-define", "suspicious-logical-operator",
-		"suspicious-nullish-coalescing", "this-is-undefined-in-esm", "unsupported-dynamic-import",
-		"unsupported-jsx-comment", "unsupported-regexp", "unsupported-require-call", "tsconfig.json",
-	} {
-		m[id] = api.LogLevelSilent
-	}
-	return m
 }
