@@ -132,19 +132,11 @@ func decodeMappingsNamed(p *poller, m string, named *[]namedSegment) (*sourceMap
 		if p.stop() {
 			return nil, p.err
 		}
-		n := 0
-		for i < len(m) && m[i] != ',' && m[i] != ';' {
-			if n == len(fields) {
-				return nil, fmt.Errorf("%w: segment with more than 5 fields at offset %d", errVLQ, i)
-			}
-			v, next, err := decodeVLQ(m, i)
-			if err != nil {
-				return nil, err
-			}
-			fields[n] = v
-			n++
-			i = next
+		n, next, err := readFields(m, i, &fields)
+		if err != nil {
+			return nil, err
 		}
+		i = next
 		genCol += fields[0]
 		seg := segment{genCol: int32(genCol)}
 		switch n {
@@ -188,6 +180,24 @@ func decodeMappingsNamed(p *poller, m string, named *[]namedSegment) (*sourceMap
 }
 
 func compareGenCol(a, b segment) int { return cmp.Compare(a.genCol, b.genCol) }
+
+// readFields decodes the fields of the segment at m[i:] into fields, and returns how many it
+// holds and the offset after it.
+func readFields(m string, i int, fields *[5]int64) (n, next int, err error) {
+	for i < len(m) && m[i] != ',' && m[i] != ';' {
+		if n == len(fields) {
+			return 0, 0, fmt.Errorf("%w: segment with more than 5 fields at offset %d", errVLQ, i)
+		}
+		v, after, err := decodeVLQ(m, i)
+		if err != nil {
+			return 0, 0, err
+		}
+		fields[n] = v
+		n++
+		i = after
+	}
+	return n, i, nil
+}
 
 // decodeVLQ decodes one base64 VLQ value starting at m[i]: 5 data bits per digit, least
 // significant group first, bit 5 set on every digit but the last; the lowest bit of the result
