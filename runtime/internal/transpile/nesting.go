@@ -173,7 +173,7 @@ func tokenizeBounded(src string, p *poller, limits workLimits) (*tokenList, boun
 		limits = defaultWorkLimits
 	}
 	t := newTokenizer(src, p)
-	n := newNester(t.tokenList, limits)
+	n := newNester(&t.tokenList, limits)
 	var err *nestingError
 	l := t.run(func(i int) bool {
 		err = n.step(i)

@@ -43,7 +43,7 @@ type frame struct {
 // and of the function and class heads it has read, to tell what a "/" is (see slash.go). It
 // appends to its token list, which it hands over when it stops.
 type tokenizer struct {
-	*tokenList
+	tokenList
 	pos int
 	nl  bool
 	// stack holds the open brackets; top is the top level's frame; heads are the pending
@@ -69,7 +69,7 @@ func tokenize(src string) *tokenList {
 
 // newTokenizer returns a tokenizer of src that has read no token yet, stopped by p.
 func newTokenizer(src string, p *poller) *tokenizer {
-	s := &tokenizer{tokenList: &tokenList{src: src, unmatched: -1}, poll: p}
+	s := &tokenizer{tokenList: tokenList{src: src, unmatched: -1}, poll: p}
 	s.top = frame{tok: -1, kind: bkStmts, fn: fnBoundary | fnKnown | fnAsync}
 	return s
 }
@@ -98,7 +98,7 @@ func (s *tokenizer) run(observe func(i int) bool) *tokenList {
 
 // finish records the brackets left open and hands over the list.
 func (s *tokenizer) finish() *tokenList {
-	l := s.tokenList
+	l := &s.tokenList
 	for _, f := range s.stack {
 		l.open = append(l.open, openBracket{ch: f.ch, start: f.start})
 	}

@@ -370,7 +370,7 @@ func TestStackWalksMatchReference(t *testing.T) {
 		s.onFnContext = nil
 		// A frame's fn never changes once pushed: checking the innermost one after each token
 		// checks each frame as it opens.
-		c := newDiagChecker(s.tokenList, nil, 0)
+		c := newDiagChecker(&s.tokenList, nil, 0)
 		for i := range s.toks {
 			c.step(i)
 			k := len(c.stack) - 1
