@@ -78,31 +78,3 @@ func (l Limits) Validate() error {
 
 // MemoryPages returns MemoryBytes in 64 KiB wasm pages, rounded down.
 func (l Limits) MemoryPages() uint32 { return uint32(l.MemoryBytes >> 16) }
-
-// FuelMessage is the timeout message when fuel ran out.
-func FuelMessage(fuel uint64) string { return fmt.Sprintf("fuel budget exhausted (%d units)", fuel) }
-
-// computeMessage is the timeout message when compute time ran out.
-func computeMessage(busy time.Duration) string {
-	return fmt.Sprintf("compute budget exhausted (%dms busy)", busy.Milliseconds())
-}
-
-// WallMessage is the timeout message when the wall-clock ceiling was reached.
-func WallMessage(wall time.Duration) string {
-	return fmt.Sprintf("wall-clock ceiling reached (%dms)", wall.Milliseconds())
-}
-
-// MemoryMessage is the worker-exit message when the memory cap was hit.
-func MemoryMessage(bytes int64) string {
-	return fmt.Sprintf("worker error: memory limit of %s exceeded", formatBytes(bytes))
-}
-
-func formatBytes(n int64) string {
-	if n%(1<<20) == 0 {
-		return fmt.Sprintf("%d MiB", n>>20)
-	}
-	if n%(1<<10) == 0 {
-		return fmt.Sprintf("%d KiB", n>>10)
-	}
-	return fmt.Sprintf("%d bytes", n)
-}

@@ -92,7 +92,7 @@ func (r *run) compiled(prog *transpile.Program, err error) *transpile.Program {
 	var tooBig *compileMemoryError
 	switch {
 	case errors.As(err, &tooBig):
-		r.end(KindWorkerExit, tooBig.message(r.limits.MemoryBytes))
+		r.end(KindWorkerExit, r.mem.CompileExceeded(tooBig.need))
 		return nil
 	case err != nil:
 		r.end(KindException, err.Error())
@@ -132,11 +132,4 @@ type compileMemoryError struct{ need int64 }
 
 func (e *compileMemoryError) Error() string {
 	return fmt.Sprintf("compiling needs about %d bytes of host memory", e.need)
-}
-
-// message is the run's failure, under MemoryBytes limit.
-func (e *compileMemoryError) message(limit int64) string {
-	return fmt.Sprintf("%s: compiling the program takes about %.1f MiB of host memory, over MemoryBytes (%d bytes); "+
-		"make the program shorter, or pass large data through a binding instead of writing it in the program",
-		budget.MemoryMessage(limit), float64(e.need)/(1<<20), limit)
 }

@@ -99,7 +99,7 @@ func (r *run) StackLow(in *quickjs.Instance, sp uint32) uint32 {
 		if r.gmem.full() {
 			r.stop(KindWorkerExit, "worker error: the guest's C stack overflowed")
 		}
-		r.stop(KindWorkerExit, budget.MemoryMessage(r.limits.MemoryBytes))
+		r.stop(KindWorkerExit, r.mem.Exceeded())
 	}
 	return mark
 }
@@ -144,7 +144,7 @@ func (r *run) keepLog(text serialize.LogText, b []byte) {
 	n := text.Len(b)
 	dst, ok := r.logs.room(n)
 	if !ok {
-		r.stop(KindWorkerExit, budget.MemoryMessage(r.limits.MemoryBytes))
+		r.stop(KindWorkerExit, r.mem.Exceeded())
 	}
 	if n < logLongEntry {
 		dst = text.AppendTo(dst, b)
@@ -211,7 +211,7 @@ func (r *run) settleText(b []byte) {
 		return
 	}
 	if !r.mem.Charge(int64(len(b))) {
-		r.end(KindWorkerExit, budget.MemoryMessage(r.limits.MemoryBytes))
+		r.end(KindWorkerExit, r.mem.Exceeded())
 		return
 	}
 	r.valueCharge = int64(len(b))
@@ -266,7 +266,7 @@ func (r *run) doneInPlace(v quickjs.Value) int32 {
 		return 0
 	}
 	if !r.mem.Charge(int64(cap(b))) {
-		r.end(KindWorkerExit, budget.MemoryMessage(r.limits.MemoryBytes))
+		r.end(KindWorkerExit, r.mem.Exceeded())
 		return 0
 	}
 	r.valueCharge = int64(cap(b))
@@ -383,7 +383,7 @@ func (r *run) admitArgument(n, size int) int32 {
 		return callTooBig
 	}
 	if !r.mem.Charge(callCost + int64(size)) {
-		r.refused = refusal{bytes: int64(n), limit: r.limits.MemoryBytes}
+		r.refused = refusal{bytes: int64(n), limit: r.mem.Limit()}
 		return callNoMemory
 	}
 	return 0
@@ -479,7 +479,7 @@ func invoke(ctx context.Context, c *call, mem *budget.Memory) (ev event) {
 		ev.charge = callCost
 		if n := int64(len(ev.payload)); !mem.Charge(n) {
 			ev.kind = evReject
-			ev.payload = jsonString(fmt.Sprintf("binding result of %d bytes does not fit in the run's memory budget (MemoryBytes %d)", n, mem.Limit()))
+			ev.payload = jsonString(mem.NoRoom("binding result", n))
 		} else {
 			ev.charge += n
 		}

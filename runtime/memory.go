@@ -9,7 +9,7 @@ import (
 
 // errMemoryLimit is returned when an instance cannot be given what it needs
 // to start within the run's memory account; the run ends with
-// budget.MemoryMessage.
+// the account's [budget.Memory.Exceeded].
 var errMemoryLimit = errors.New("memory limit exceeded")
 
 // The native stack. wazero runs an instance's calls on a Go-allocated stack

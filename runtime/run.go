@@ -338,7 +338,7 @@ func (r *run) attach() error {
 // workerError is the worker-exit message for an error of the instance.
 func (r *run) workerError(err error) string {
 	if errors.Is(err, errMemoryLimit) {
-		return budget.MemoryMessage(r.limits.MemoryBytes)
+		return r.mem.Exceeded()
 	}
 	return failureMessage(err)
 }
@@ -513,7 +513,7 @@ func (r *run) guest(f func() error) {
 	case errors.As(err, &exit):
 		r.end(KindWorkerExit, fmt.Sprintf("worker error: the program exited with code %d", exit.Code))
 	case r.e.qe.IsMemoryTrap(err):
-		r.end(KindWorkerExit, budget.MemoryMessage(r.limits.MemoryBytes))
+		r.end(KindWorkerExit, r.mem.Exceeded())
 	default:
 		r.end(KindWorkerExit, r.workerError(err))
 	}

@@ -140,7 +140,7 @@ func (r *run) endThrown(v quickjs.Value) (bool, error) {
 // as its value would be.
 func (r *run) endWithMessage(b []byte) {
 	if !r.mem.Charge(int64(len(b))) {
-		r.end(KindWorkerExit, budget.MemoryMessage(r.limits.MemoryBytes))
+		r.end(KindWorkerExit, r.mem.Exceeded())
 		return
 	}
 	r.valueCharge += int64(len(b))
