@@ -14,6 +14,8 @@ package coderun
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"time"
 
 	"github.com/coderun/coderun/budget"
@@ -237,36 +239,26 @@ var ErrInvalidBinding = hostcalls.ErrInvalidBinding
 // DefaultFuel is DefaultConfig's fuel: about 60 seconds of CPU-bound work
 // on the reference machine (docs/performance.md gives the fuel rates of
 // typical work). See Config.Fuel for what a unit is.
-const DefaultFuel = 4_000_000_000
+const DefaultFuel = budget.DefaultFuel
 
 // DefaultConfig returns the default budgets: about 60 s of computation in
 // fuel, 60 s of compute time, a 10 minute wall-clock ceiling, 256 MiB of
 // memory, 64 MiB of output and 16 concurrent binding calls; no cache
-// directory, so nothing is written to disk.
+// directory, so nothing is written to disk. The budgets' defaults are
+// budget.Fields'.
 func DefaultConfig() Config {
-	return Config{
-		Fuel:               DefaultFuel,
-		ComputeTime:        60 * time.Second,
-		WallTime:           10 * time.Minute,
-		MemoryBytes:        256 << 20,
-		MaxOutputBytes:     64 << 20,
-		MaxConcurrentCalls: 16,
-		MaxProgramBytes:    1 << 20,
-		MaxArgumentBytes:   8 << 20,
-	}
+	var c Config
+	budget.Defaults().CopyTo(&c)
+	return c
 }
 
-func (c Config) limits() budget.Limits {
-	return budget.Limits{
-		Fuel:               c.Fuel,
-		ComputeTime:        c.ComputeTime,
-		WallTime:           c.WallTime,
-		MemoryBytes:        c.MemoryBytes,
-		MaxOutputBytes:     c.MaxOutputBytes,
-		MaxConcurrentCalls: c.MaxConcurrentCalls,
-		MaxProgramBytes:    c.MaxProgramBytes,
-		MaxArgumentBytes:   c.MaxArgumentBytes,
+// configError words a budget's field error as the Config field it names:
+// "coderun: Config.Fuel must be positive, got 0".
+func configError(err error) error {
+	if fe, ok := errors.AsType[*budget.FieldError](err); ok {
+		return fmt.Errorf("coderun: Config.%w", fe)
 	}
+	return err
 }
 
 // Runtime runs programs, each in a fresh wasm instance. It is safe for
@@ -278,7 +270,11 @@ type Runtime struct {
 // New validates cfg and compiles the engine. The error names the invalid
 // field and its value.
 func New(cfg Config) (*Runtime, error) {
-	e, err := runtime.New(context.Background(), runtime.Options{Limits: cfg.limits(), CacheDir: cfg.CacheDir, Prewarm: cfg.Prewarm})
+	limits := budget.From(cfg)
+	if err := limits.Validate(); err != nil {
+		return nil, configError(err)
+	}
+	e, err := runtime.New(context.Background(), runtime.Options{Limits: limits, CacheDir: cfg.CacheDir, Prewarm: cfg.Prewarm})
 	if err != nil {
 		return nil, err
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/coderun/coderun"
+	"github.com/coderun/coderun/budget"
 	"github.com/stretchr/testify/require"
 )
 
@@ -288,4 +289,47 @@ func TestUsage(t *testing.T) {
 	b, err = json.Marshal(res)
 	require.NoError(t, err)
 	require.NotContains(t, string(b), "usage")
+}
+
+// DefaultConfig's budgets, which come from budget.Fields, are the
+// documented ones, and every budget field of Config is one of its rows.
+func TestDefaultConfigBudgets(t *testing.T) {
+	require.Equal(t, coderun.Config{
+		Fuel:               coderun.DefaultFuel,
+		ComputeTime:        60 * time.Second,
+		WallTime:           10 * time.Minute,
+		MemoryBytes:        256 << 20,
+		MaxOutputBytes:     64 << 20,
+		MaxConcurrentCalls: 16,
+		MaxProgramBytes:    1 << 20,
+		MaxArgumentBytes:   8 << 20,
+	}, coderun.DefaultConfig())
+	require.EqualValues(t, 4_000_000_000, coderun.DefaultFuel)
+}
+
+// New's error reads "coderun: Config.Field reason, got value", word for
+// word as before budget's field table, and wraps the *budget.FieldError.
+func TestNewConfigErrorText(t *testing.T) {
+	tests := []struct {
+		mutate func(*coderun.Config)
+		want   string
+	}{
+		{func(c *coderun.Config) { c.Fuel = 0 }, "coderun: Config.Fuel must be positive, got 0"},
+		{func(c *coderun.Config) { c.ComputeTime = -1 }, "coderun: Config.ComputeTime must be positive, got -1ns"},
+		{func(c *coderun.Config) { c.WallTime = 0 }, "coderun: Config.WallTime must be positive, got 0s"},
+		{func(c *coderun.Config) { c.MemoryBytes = 1 << 20 },
+			"coderun: Config.MemoryBytes must be between 4 MiB (4194304) and 4 GiB (4294967296), got 1048576"},
+		{func(c *coderun.Config) { c.MaxConcurrentCalls = 0 }, "coderun: Config.MaxConcurrentCalls must be positive, got 0"},
+		{func(c *coderun.Config) { c.Prewarm = -1 }, "coderun: Config.Prewarm must not be negative, got -1"},
+	}
+	for _, tc := range tests {
+		cfg := coderun.DefaultConfig()
+		tc.mutate(&cfg)
+		_, err := coderun.New(cfg)
+		require.EqualError(t, err, tc.want)
+		if cfg.Prewarm == 0 {
+			_, ok := errors.AsType[*budget.FieldError](err)
+			require.True(t, ok, "wraps the field error")
+		}
+	}
 }

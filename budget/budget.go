@@ -6,10 +6,7 @@
 // compatibility promise, and may change in any release. Use package coderun.
 package budget
 
-import (
-	"fmt"
-	"time"
-)
+import "time"
 
 // fuelUnit documents what one unit of fuel is. The hardened QuickJS module
 // (see package wasm, Fuel) charges:
@@ -30,8 +27,9 @@ const fuelUnit = "one repeated C loop iteration; 10,000 per 10,000 interpreter o
 // InterruptCost is the fuel charged per QuickJS interrupt poll.
 const InterruptCost = 10000
 
-// Limits are the budgets of every run. They are the validated form of
-// coderun.Config.
+// Limits are the budgets of every run: the validated form of
+// coderun.Config's fields of the same names. Each field is a row of
+// [Fields], which validates it, gives its default and documents its flag.
 type Limits struct {
 	Fuel               uint64
 	ComputeTime        time.Duration
@@ -43,37 +41,6 @@ type Limits struct {
 	// proportion (see coderun.Config.MaxProgramBytes).
 	MaxProgramBytes  int64
 	MaxArgumentBytes int64
-}
-
-// Bounds of MemoryBytes.
-const (
-	minMemoryBytes = 4 << 20
-	maxMemoryBytes = 4 << 30
-)
-
-// Validate returns an error naming the first field that is out of range and
-// its value.
-func (l Limits) Validate() error {
-	switch {
-	case l.Fuel == 0:
-		return fmt.Errorf("coderun: Config.Fuel must be positive, got %d", l.Fuel)
-	case l.ComputeTime <= 0:
-		return fmt.Errorf("coderun: Config.ComputeTime must be positive, got %v", l.ComputeTime)
-	case l.WallTime <= 0:
-		return fmt.Errorf("coderun: Config.WallTime must be positive, got %v", l.WallTime)
-	case l.MemoryBytes < minMemoryBytes || l.MemoryBytes > maxMemoryBytes:
-		return fmt.Errorf("coderun: Config.MemoryBytes must be between 4 MiB (%d) and 4 GiB (%d), got %d",
-			int64(minMemoryBytes), int64(maxMemoryBytes), l.MemoryBytes)
-	case l.MaxOutputBytes < 4:
-		return fmt.Errorf("coderun: Config.MaxOutputBytes must be at least 4, got %d", l.MaxOutputBytes)
-	case l.MaxConcurrentCalls <= 0:
-		return fmt.Errorf("coderun: Config.MaxConcurrentCalls must be positive, got %d", l.MaxConcurrentCalls)
-	case l.MaxProgramBytes <= 0:
-		return fmt.Errorf("coderun: Config.MaxProgramBytes must be positive, got %d", l.MaxProgramBytes)
-	case l.MaxArgumentBytes < 2:
-		return fmt.Errorf("coderun: Config.MaxArgumentBytes must be at least 2, got %d", l.MaxArgumentBytes)
-	}
-	return nil
 }
 
 // MemoryPages returns MemoryBytes in 64 KiB wasm pages, rounded down.

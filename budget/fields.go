@@ -1,0 +1,169 @@
+package budget
+
+import (
+	"fmt"
+	"reflect"
+	"time"
+)
+
+// Unit is how a budget's value is measured, and so how it is written: the
+// command line parses and prints each unit its own way.
+type Unit int
+
+// The units of budgets.
+const (
+	// Count is a whole number (of fuel units, of calls).
+	Count Unit = iota
+	// Size is a number of bytes.
+	Size
+	// Duration is a [time.Duration].
+	Duration
+)
+
+// Field is one budget: a field of [Limits] and of coderun.Config, by the
+// same name, with what validates it, its default and its help. Adding a
+// budget is adding its row to [Fields] (and the field to both structs):
+// validation, DefaultConfig and the command line's flags follow the row.
+type Field struct {
+	// Name is the Go field's name in Limits and coderun.Config.
+	Name string
+	// Unit is how the value is measured.
+	Unit Unit
+	// Default is coderun.DefaultConfig's value.
+	Default int64
+	// Min is the least valid value; Max, when not 0, the most.
+	Min, Max int64
+	// Help is the command line flag's help text: what the budget bounds.
+	Help string
+}
+
+// DefaultFuel is the default fuel budget: about 60 seconds of CPU-bound
+// work on the reference machine (see coderun.DefaultFuel).
+const DefaultFuel = 4_000_000_000
+
+// Fields returns the table of budgets, in the order of Limits' fields; the
+// first field out of its bounds is the one [Limits.Validate] reports.
+func Fields() []Field {
+	return []Field{
+		{Name: "Fuel", Unit: Count, Default: DefaultFuel, Min: 1,
+			Help: "deterministic compute budget of a run, in fuel units"},
+		{Name: "ComputeTime", Unit: Duration, Default: int64(60 * time.Second), Min: 1,
+			Help: "a run's busy-time budget; time spent waiting on bindings and timers is not charged"},
+		{Name: "WallTime", Unit: Duration, Default: int64(10 * time.Minute), Min: 1,
+			Help: "wall-clock ceiling of a run"},
+		{Name: "MemoryBytes", Unit: Size, Default: 256 << 20, Min: 4 << 20, Max: 4 << 30,
+			Help: "memory of a run: the guest's linear memory plus what the host holds for it"},
+		{Name: "MaxOutputBytes", Unit: Size, Default: 64 << 20, Min: 4,
+			Help: "cap on a run's logs plus its value, as compact JSON in UTF-8"},
+		{Name: "MaxConcurrentCalls", Unit: Count, Default: 16, Min: 1,
+			Help: "binding calls a run may have in flight; later calls wait their turn"},
+		{Name: "MaxProgramBytes", Unit: Size, Default: 1 << 20, Min: 1,
+			Help: "cap on a program's source text"},
+		{Name: "MaxArgumentBytes", Unit: Size, Default: 8 << 20, Min: 2,
+			Help: "cap on one binding call's argument, as JSON text"},
+	}
+}
+
+// FieldError reports the budget Field whose Value is out of its bounds.
+// Its text reads "Field Reason, got Value"; package coderun prefixes it with
+// "coderun: Config.".
+type FieldError struct {
+	Field  string
+	Value  any
+	Reason string // such as "must be positive"
+}
+
+// Error implements error.
+func (e *FieldError) Error() string { return fmt.Sprintf("%s %s, got %v", e.Field, e.Reason, e.Value) }
+
+// Validate returns a *[FieldError] for the first field of l out of its
+// bounds, or nil.
+func (l Limits) Validate() error {
+	v := reflect.ValueOf(l)
+	for _, f := range Fields() {
+		if err := f.check(v.FieldByName(f.Name)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// check returns the error of the value v of f, or nil.
+func (f Field) check(v reflect.Value) *FieldError {
+	var low, high bool
+	if v.CanUint() {
+		low = v.Uint() < uint64(f.Min)
+		high = f.Max != 0 && v.Uint() > uint64(f.Max)
+	} else {
+		low = v.Int() < f.Min
+		high = f.Max != 0 && v.Int() > f.Max
+	}
+	if !low && !high {
+		return nil
+	}
+	return &FieldError{Field: f.Name, Value: v.Interface(), Reason: f.reason()}
+}
+
+// reason words f's bounds.
+func (f Field) reason() string {
+	switch {
+	case f.Max != 0:
+		return fmt.Sprintf("must be between %s and %s", f.bound(f.Min), f.bound(f.Max))
+	case f.Min == 1:
+		return "must be positive"
+	}
+	return fmt.Sprintf("must be at least %d", f.Min)
+}
+
+// bound words a bound of f: a size in its largest binary unit, followed by
+// its bytes ("4 MiB (4194304)").
+func (f Field) bound(n int64) string {
+	if f.Unit != Size {
+		return fmt.Sprint(n)
+	}
+	for _, u := range []struct {
+		name  string
+		bytes int64
+	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
+		if n%u.bytes == 0 {
+			return fmt.Sprintf("%d %s (%d)", n/u.bytes, u.name, n)
+		}
+	}
+	return fmt.Sprint(n)
+}
+
+// Defaults returns the default budgets.
+func Defaults() Limits {
+	var l Limits
+	v := reflect.ValueOf(&l).Elem()
+	for _, f := range Fields() {
+		if fv := v.FieldByName(f.Name); fv.CanUint() {
+			fv.SetUint(uint64(f.Default))
+		} else {
+			fv.SetInt(f.Default)
+		}
+	}
+	return l
+}
+
+// From returns the budgets held by the fields of the struct s (such as a
+// coderun.Config) named as the rows of [Fields]. It panics when s lacks one
+// or holds it in another type: a programming error that the tests of s's
+// package catch.
+func From(s any) Limits {
+	var l Limits
+	dst, src := reflect.ValueOf(&l).Elem(), reflect.ValueOf(s)
+	for _, f := range Fields() {
+		dst.FieldByName(f.Name).Set(src.FieldByName(f.Name))
+	}
+	return l
+}
+
+// CopyTo sets the fields of the struct *p (such as a coderun.Config) named
+// as the rows of [Fields] to l's. It panics as [From] does.
+func (l Limits) CopyTo(p any) {
+	dst, src := reflect.ValueOf(p).Elem(), reflect.ValueOf(l)
+	for _, f := range Fields() {
+		dst.FieldByName(f.Name).Set(src.FieldByName(f.Name))
+	}
+}

@@ -1,0 +1,98 @@
+package budget
+
+import (
+	"errors"
+	"reflect"
+	"testing"
+	"time"
+)
+
+// Every field of Limits is a row of Fields, in order, of a unit that fits
+// its type; and the defaults are valid.
+func TestFieldsCoverLimits(t *testing.T) {
+	typ, fields := reflect.TypeFor[Limits](), Fields()
+	if typ.NumField() != len(fields) {
+		t.Fatalf("Limits has %d fields, Fields %d rows", typ.NumField(), len(fields))
+	}
+	for i, f := range fields {
+		sf := typ.Field(i)
+		if sf.Name != f.Name {
+			t.Errorf("row %d is %s, field %d is %s", i, f.Name, i, sf.Name)
+		}
+		if isDuration := sf.Type == reflect.TypeFor[time.Duration](); isDuration != (f.Unit == Duration) {
+			t.Errorf("%s: unit %d for a %s", f.Name, f.Unit, sf.Type)
+		}
+		if f.Help == "" || f.Min < 1 || (f.Max != 0 && f.Max < f.Min) {
+			t.Errorf("%s: help %q, bounds %d..%d", f.Name, f.Help, f.Min, f.Max)
+		}
+	}
+	if err := Defaults().Validate(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Validate names the first field out of bounds, its value and its bounds,
+// as a *FieldError.
+func TestValidate(t *testing.T) {
+	tests := []struct {
+		change func(*Limits)
+		want   string
+	}{
+		{func(l *Limits) { l.Fuel = 0 }, "Fuel must be positive, got 0"},
+		{func(l *Limits) { l.ComputeTime = -1 }, "ComputeTime must be positive, got -1ns"},
+		{func(l *Limits) { l.WallTime = 0 }, "WallTime must be positive, got 0s"},
+		{func(l *Limits) { l.MemoryBytes = 4<<20 - 1 },
+			"MemoryBytes must be between 4 MiB (4194304) and 4 GiB (4294967296), got 4194303"},
+		{func(l *Limits) { l.MemoryBytes = 4<<30 + 1 },
+			"MemoryBytes must be between 4 MiB (4194304) and 4 GiB (4294967296), got 4294967297"},
+		{func(l *Limits) { l.MaxOutputBytes = 3 }, "MaxOutputBytes must be at least 4, got 3"},
+		{func(l *Limits) { l.MaxConcurrentCalls = -2 }, "MaxConcurrentCalls must be positive, got -2"},
+		{func(l *Limits) { l.MaxProgramBytes = 0 }, "MaxProgramBytes must be positive, got 0"},
+		{func(l *Limits) { l.MaxArgumentBytes = 1 }, "MaxArgumentBytes must be at least 2, got 1"},
+		{func(l *Limits) { l.Fuel, l.MaxArgumentBytes = 0, 1 }, "Fuel must be positive, got 0"},
+		{func(l *Limits) { l.MemoryBytes, l.Fuel = 4<<20, 1 }, ""},
+		{func(l *Limits) { l.MemoryBytes = 4 << 30 }, ""},
+	}
+	for _, tc := range tests {
+		l := Defaults()
+		tc.change(&l)
+		err := l.Validate()
+		if tc.want == "" {
+			if err != nil {
+				t.Errorf("%+v: %v", l, err)
+			}
+			continue
+		}
+		var fe *FieldError
+		if !errors.As(err, &fe) || err.Error() != tc.want {
+			t.Errorf("got %v, want %q", err, tc.want)
+		}
+	}
+}
+
+// From and CopyTo copy the budgets between Limits and a struct that holds
+// them among other fields.
+func TestFromCopyTo(t *testing.T) {
+	type config struct {
+		Fuel               uint64
+		ComputeTime        time.Duration
+		WallTime           time.Duration
+		MemoryBytes        int64
+		MaxOutputBytes     int64
+		MaxConcurrentCalls int
+		MaxProgramBytes    int64
+		MaxArgumentBytes   int64
+		Other              string
+	}
+	var c config
+	Defaults().CopyTo(&c)
+	if c.Fuel != DefaultFuel || c.MemoryBytes != 256<<20 || c.WallTime != 10*time.Minute || c.Other != "" {
+		t.Fatalf("CopyTo: %+v", c)
+	}
+	c.MaxArgumentBytes = 9
+	want := Defaults()
+	want.MaxArgumentBytes = 9
+	if got := From(c); got != want {
+		t.Fatalf("From: %+v", got)
+	}
+}
