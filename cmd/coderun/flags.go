@@ -19,23 +19,45 @@ import (
 	"unicode"
 
 	"github.com/coderun/coderun"
+	"github.com/coderun/coderun/budget"
 	"github.com/coderun/coderun/mcp"
 )
 
-// configUsage is the help text of the flag of each coderun.Config field,
-// written here only (flags_test.go checks that it covers exactly Config's
-// fields). printFlags names the form of the value (DURATION, SIZE, N).
-var configUsage = map[string]string{
-	"Fuel":               "deterministic compute budget of a run, in fuel units",
-	"ComputeTime":        "a run's busy-time budget; time spent waiting on bindings and timers is not charged",
-	"WallTime":           "wall-clock ceiling of a run",
-	"MemoryBytes":        "memory of a run: the guest's linear memory plus what the host holds for it (4MiB to 4GiB)",
-	"MaxOutputBytes":     "cap on a run's logs plus its value, as compact JSON in UTF-8",
-	"MaxConcurrentCalls": "binding calls a run may have in flight; later calls wait their turn",
-	"MaxProgramBytes":    "cap on a program's source text",
-	"MaxArgumentBytes":   "cap on one binding call's argument, as JSON text",
-	"CacheDir":           "`DIR` caching the compiled QuickJS module and snapshot between processes (\"\" disables the cache)",
-	"Prewarm":            "instances kept instantiated ahead of time (0 disables the pool)",
+// configUsage is the help text of the flag of each coderun.Config field
+// (flags_test.go checks that it covers exactly Config's fields): a budget's
+// is its row of budget.Fields, with its bounds when it has a maximum; the
+// other fields' is hostUsage's. printFlags names the form of the value
+// (DURATION, SIZE, N).
+var configUsage = budgetUsage()
+
+// hostUsage is the help text of the flags of the Config fields that are not
+// budgets.
+func hostUsage() map[string]string {
+	return map[string]string{
+		"CacheDir": "`DIR` caching the compiled QuickJS module and snapshot between processes (\"\" disables the cache)",
+		"Prewarm":  "instances kept instantiated ahead of time (0 disables the pool)",
+	}
+}
+
+// budgetUsage returns hostUsage with the help text of every budget.
+func budgetUsage() map[string]string {
+	usage := hostUsage()
+	for _, f := range budget.Fields() {
+		usage[f.Name] = f.Help
+		if f.Max != 0 {
+			usage[f.Name] += fmt.Sprintf(" (%s to %s)", formatSize(f.Min), formatSize(f.Max))
+		}
+	}
+	return usage
+}
+
+// budgetUnits maps the Config fields that are budgets to their units.
+func budgetUnits() map[string]budget.Unit {
+	units := map[string]budget.Unit{}
+	for _, f := range budget.Fields() {
+		units[f.Name] = f.Unit
+	}
+	return units
 }
 
 // flagName is the flag of the Config field field: its name in kebab case,
@@ -62,13 +84,14 @@ func flagName(field string) string {
 // drift from Config or from each other. A field of a type no flag parses
 // is a programming error: it panics (and so does the drift test).
 func registerConfigFlags(fs *flag.FlagSet, cfg *coderun.Config) {
-	v := reflect.ValueOf(cfg).Elem()
+	v, units := reflect.ValueOf(cfg).Elem(), budgetUnits()
 	for i := range v.NumField() {
 		name, field := v.Type().Field(i).Name, v.Field(i)
 		if !field.CanInt() && !field.CanUint() && field.Kind() != reflect.String {
 			panic(fmt.Sprintf("Config.%s is a %s, which no flag parses: teach fieldValue", name, field.Type()))
 		}
-		fv := fieldValue{v: field, size: strings.HasSuffix(name, "Bytes") && field.CanInt()}
+		unit, isBudget := units[name]
+		fv := fieldValue{v: field, size: isBudget && unit == budget.Size}
 		fs.Var(fv, flagName(name), configUsage[name])
 	}
 }
