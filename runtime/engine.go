@@ -46,7 +46,7 @@ const (
 // at the default MemoryBytes), so that QuickJS's own limit, a catchable
 // RangeError, fires far below wazero's native call-stack ceiling (400 MB
 // before its last doubling; 25 native bytes per guest byte at most, see
-// nativePerGuestByte). Below the default MemoryBytes the run's account,
+// budget.nativePerGuestByte). Below the default MemoryBytes the run's account,
 // not this size, sets the depth (docs/performance.md, "Recursion depth").
 const (
 	stackBytes  = 2 << 20

@@ -77,7 +77,7 @@ func TestRecursionDepthFollowsMemoryBytes(t *testing.T) {
 	}
 }
 
-// nativeBase, what every run is charged for its instance's native stacks
+// budget.NativeBase, what every run is charged for its instance's native stacks
 // before any deep call, covers what they hold: wazero's initial stack, the
 // stack Warm grows it to (deep for runs with bindings), and as much again
 // for a nested call. Warm's allocation is measured in Go heap bytes; the
@@ -99,7 +99,7 @@ func TestNativeBaseCoversWarm(t *testing.T) {
 				least = min(least, after.TotalAlloc-before.TotalAlloc)
 			}
 			require.Greater(t, least, uint64(initialStack), "Warm grows the stack")
-			require.LessOrEqual(t, 2*(initialStack+least), uint64(nativeBase),
+			require.LessOrEqual(t, 2*(initialStack+least), uint64(budget.NativeBase),
 				"Warm allocated %d bytes", least)
 		})
 	}
