@@ -28,7 +28,7 @@ func TestNewGuest(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			mem := NewMemory(tc.limit)
+			mem := NewMemory(Limits{MemoryBytes: tc.limit})
 			g, ok := NewGuest(mem, testLinear, testTop, testFloor, testBottom)
 			if ok != tc.ok {
 				t.Fatalf("ok %v", ok)
@@ -61,7 +61,7 @@ func TestNewGuest(t *testing.T) {
 // covered bottom until Rearm.
 func TestGuestLow(t *testing.T) {
 	const limit = 64 << 20
-	mem := NewMemory(limit)
+	mem := NewMemory(Limits{MemoryBytes: limit})
 	g, ok := NewGuest(mem, testLinear, testTop, testFloor, testBottom)
 	if !ok {
 		t.Fatal("NewGuest")
@@ -108,7 +108,7 @@ func TestGuestLow(t *testing.T) {
 
 // With room for the whole stack, the mark ends at its bottom.
 func TestGuestFull(t *testing.T) {
-	mem := NewMemory(4 << 30)
+	mem := NewMemory(Limits{MemoryBytes: 4 << 30})
 	g, _ := NewGuest(mem, testLinear, testTop, testFloor, testBottom)
 	if moved, ok := g.Low(testBottom + 1); !moved || !ok || !g.Full() {
 		t.Fatalf("moved %v, ok %v, full %v", moved, ok, g.Full())

@@ -16,8 +16,10 @@ type Memory struct {
 	peak  atomic.Int64
 }
 
-// NewMemory returns an account with nothing charged.
-func NewMemory(limit int64) *Memory { return &Memory{limit: limit} }
+// NewMemory returns an account of l.MemoryBytes with nothing charged: the
+// one place a run's memory limit goes from the runtime to its account, which
+// from then on charges against it and words its failures (see [Memory.Exceeded]).
+func NewMemory(l Limits) *Memory { return &Memory{limit: l.MemoryBytes} }
 
 // Limit is the most the account may hold, in bytes.
 func (m *Memory) Limit() int64 { return m.limit }

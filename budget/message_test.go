@@ -7,7 +7,7 @@ import (
 
 // Each failure reads as it always has: the texts are pinned byte for byte.
 func TestMessages(t *testing.T) {
-	m := NewMemory(64 << 20)
+	m := NewMemory(Limits{MemoryBytes: 64 << 20})
 	tests := []struct{ got, want string }{
 		{FuelMessage(7), "fuel budget exhausted (7 units)"},
 		{computeMessage(1500 * time.Millisecond), "compute budget exhausted (1500ms busy)"},

@@ -30,6 +30,6 @@ func TestPreludeNoRoomMessage(t *testing.T) {
 			require.NoError(t, err, "term %s of the prelude's message", term)
 			got.WriteString(s)
 		}
-		require.Equal(t, budget.NewMemory(tc.limit).NoRoom("binding argument", tc.bytes), got.String())
+		require.Equal(t, budget.NewMemory(budget.Limits{MemoryBytes: tc.limit}).NoRoom("binding argument", tc.bytes), got.String())
 	}
 }

@@ -163,7 +163,7 @@ func newRun(ctx context.Context, e *Engine, source string, bindings []Binding) *
 		bindings: bindings,
 		limits:   e.limits,
 		meter:    budget.NewMeter(e.limits, time.Now()),
-		mem:      budget.NewMemory(e.limits.MemoryBytes),
+		mem:      budget.NewMemory(e.limits),
 		ledger:   serialize.NewLedger(e.limits.MaxOutputBytes),
 		timers:   newTimers(),
 	}
