@@ -252,8 +252,9 @@ func DefaultConfig() Config {
 	return c
 }
 
-// configError words a budget's field error as the Config field it names:
-// "coderun: Config.Fuel must be positive, got 0".
+// configError words a field error of runtime.New (a budget's, or
+// Prewarm's) as the Config field it names: "coderun: Config.Fuel must be
+// positive, got 0". Other errors are returned as they are.
 func configError(err error) error {
 	if fe, ok := errors.AsType[*budget.FieldError](err); ok {
 		return fmt.Errorf("coderun: Config.%w", fe)
@@ -270,13 +271,9 @@ type Runtime struct {
 // New validates cfg and compiles the engine. The error names the invalid
 // field and its value.
 func New(cfg Config) (*Runtime, error) {
-	limits := budget.From(cfg)
-	if err := limits.Validate(); err != nil {
-		return nil, configError(err)
-	}
-	e, err := runtime.New(context.Background(), runtime.Options{Limits: limits, CacheDir: cfg.CacheDir, Prewarm: cfg.Prewarm})
+	e, err := runtime.New(context.Background(), runtime.Options{Limits: budget.From(cfg), CacheDir: cfg.CacheDir, Prewarm: cfg.Prewarm})
 	if err != nil {
-		return nil, err
+		return nil, configError(err)
 	}
 	return &Runtime{engine: e}, nil
 }

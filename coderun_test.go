@@ -327,9 +327,7 @@ func TestNewConfigErrorText(t *testing.T) {
 		tc.mutate(&cfg)
 		_, err := coderun.New(cfg)
 		require.EqualError(t, err, tc.want)
-		if cfg.Prewarm == 0 {
-			_, ok := errors.AsType[*budget.FieldError](err)
-			require.True(t, ok, "wraps the field error")
-		}
+		_, ok := errors.AsType[*budget.FieldError](err)
+		require.True(t, ok, "wraps the field error")
 	}
 }

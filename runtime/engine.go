@@ -102,13 +102,14 @@ type Engine struct {
 	giveBack *giveBack
 }
 
-// New validates the limits and compiles the engine.
+// New validates the limits and compiles the engine. An invalid limit, or
+// Prewarm, is reported as a *budget.FieldError.
 func New(ctx context.Context, opts Options) (*Engine, error) {
 	if err := opts.Limits.Validate(); err != nil {
 		return nil, err
 	}
 	if opts.Prewarm < 0 {
-		return nil, fmt.Errorf("coderun: Config.Prewarm must not be negative, got %d", opts.Prewarm)
+		return nil, &budget.FieldError{Field: "Prewarm", Value: opts.Prewarm, Reason: "must not be negative"}
 	}
 	snap, err := embeddedSnapshot()
 	if err != nil {
