@@ -1,6 +1,20 @@
-// Package budget validates coderun's budgets (fuel, compute time, wall time,
-// memory, output, concurrency) and meters one run against them, deciding
-// which budget tripped and with which message.
+// Package budget is what coderun's budgets (fuel, compute time, wall time,
+// memory, output, concurrency, program and argument size) cover and how
+// their failures read:
+//   - [Fields] is the one table of the budgets: their names, units,
+//     defaults, bounds and help. [Limits.Validate] checks a run's budgets
+//     against it and reports a *[FieldError]; package coderun's defaults and
+//     the command line's flags are made from it.
+//   - [Meter] meters a run's fuel and busy time and decides which of the
+//     time budgets tripped.
+//   - [Memory] is a run's memory account, guest and host; [Guest] charges an
+//     instance's linear memory and the native stack its calls grow to it,
+//     and says where QuickJS's stack limit goes.
+//   - Each kind of failure has one function or method that words it
+//     ([FuelMessage], [WallMessage], [Memory.Exceeded], [Memory.NoRoom], …).
+//
+// Budget imports nothing of coderun's: the runtime hands it a run's Limits
+// once ([NewMeter], [NewMemory]) and asks it.
 //
 // Package budget is part of coderun's engine. It is not an API: it has no
 // compatibility promise, and may change in any release. Use package coderun.

@@ -68,9 +68,9 @@ func Fields() []Field {
 // Its text reads "Field Reason, got Value"; package coderun prefixes it with
 // "coderun: Config.".
 type FieldError struct {
-	Field  string
-	Value  any
-	Reason string // such as "must be positive"
+	Field  string // the Go field's name, such as "MemoryBytes"
+	Value  any    // its value, as the field holds it
+	Reason string // what it must be, such as "must be positive"
 }
 
 // Error implements error.
