@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/coderun/coderun/budget"
+	"github.com/coderun/coderun/hostcalls"
 	"github.com/coderun/coderun/serialize"
 	"github.com/coderun/coderun/wasm"
 )
@@ -14,9 +15,11 @@ import (
 var fuelConfig = wasm.FuelConfig{InterruptCost: budget.InterruptCost, BackEdges: true}
 
 // preludeSource is the program whose evaluation the snapshot captures: the
-// prelude, given the guest printers it uses.
+// prelude, given the guest printers it uses, inside the declaration of the
+// protocol's numbers (hostcalls.PreludeConstants), which the prelude takes
+// from the host's table rather than repeat.
 func preludeSource() string {
-	return "(function (wrapper) { return (" + preludeJS + ")(wrapper, (" +
+	return "(function (wrapper) { " + hostcalls.PreludeConstants() + " return (" + preludeJS + ")(wrapper, (" +
 		serialize.InspectJS + "\n)(), (" + serialize.LosslessJS + "\n)()); })"
 }
 

@@ -9,6 +9,7 @@ import (
 	"unsafe"
 
 	"github.com/coderun/coderun/budget"
+	"github.com/coderun/coderun/hostcalls"
 	"github.com/coderun/coderun/internal/quickjs"
 	"github.com/coderun/coderun/serialize"
 )
@@ -39,46 +40,46 @@ func (r *run) Call(in *quickjs.Instance, args []quickjs.Value) quickjs.Value {
 		return quickjs.Int(-1)
 	}
 	switch op {
-	case opLog:
+	case hostcalls.OpLog:
 		if len(args) == 3 && args[2].IsString() && !r.viewText(args[2], r.log) {
 			panic(errEnded)
 		}
-	case opCall:
+	case hostcalls.OpCall:
 		if len(args) == 4 {
 			return quickjs.Int(r.startCall(args[1], args[2], args[3], false))
 		}
-	case opCallValue:
+	case hostcalls.OpCallValue:
 		if len(args) == 4 {
 			return quickjs.Int(r.startCall(args[1], args[2], args[3], true))
 		}
-	case opTimer:
+	case hostcalls.OpTimer:
 		if len(args) == 2 {
 			return quickjs.Int(r.setTimer(args[1]))
 		}
-	case opClear:
+	case hostcalls.OpClear:
 		if len(args) == 2 {
 			if id, ok := intArg(args[1]); ok {
 				r.timers.clear(int32(id))
 			}
 		}
-	case opDone:
+	case hostcalls.OpDone:
 		if len(args) == 3 && args[2].IsString() {
 			if kind, ok := intArg(args[1]); ok {
 				r.done(kind, args[2])
 			}
 		}
-	case opDoneValue:
+	case hostcalls.OpDoneValue:
 		if len(args) == 2 {
 			return quickjs.Int(r.doneInPlace(args[1]))
 		}
-		return quickjs.Int(callNeedsText)
-	case opRefusal:
+		return quickjs.Int(hostcalls.CallNeedsText)
+	case hostcalls.OpRefusal:
 		if len(args) == 2 {
 			if which, ok := intArg(args[1]); ok {
 				return r.refusalFigure(which)
 			}
 		}
-	case opPosition:
+	case hostcalls.OpPosition:
 		if len(args) == 3 {
 			return r.userPosition(args[1], args[2])
 		}
@@ -182,21 +183,21 @@ func (r *run) notifyLog() {
 
 func (r *run) done(kind int, payload quickjs.Value) {
 	switch kind {
-	case doneValue:
+	case hostcalls.DoneValue:
 		if !r.viewText(payload, r.settleText) {
 			panic(errEnded)
 		}
-	case doneNone:
+	case hostcalls.DoneNone:
 		r.end("", "")
-	case doneThrow:
+	case hostcalls.DoneThrow:
 		if viewed, err := r.endThrown(payload); err != nil {
 			panic(err)
 		} else if !viewed {
 			panic(errEnded)
 		}
-	case doneInvalid:
+	case hostcalls.DoneInvalid:
 		r.end(KindInvalidOutput, "program completion must be lossless JSON")
-	case doneUnrenderable:
+	case hostcalls.DoneUnrenderable:
 		r.end(KindException, "program threw an unrenderable value")
 	}
 }
@@ -250,16 +251,16 @@ const maxValueInPlace = 256 << 10
 // doneInPlace settles the run with the program's value v if
 // quickjs.AppendPlainJSONUpTo can read it within maxValueInPlace bytes and
 // it passes Go's checks, and
-// returns 0; otherwise it returns callNeedsText, and the guest checks and
+// returns 0; otherwise it returns hostcalls.CallNeedsText, and the guest checks and
 // prints v itself. Plain values print alike on both paths; the guest alone
 // decides what is not lossless JSON.
 func (r *run) doneInPlace(v quickjs.Value) int32 {
 	if r.ended {
-		return callNeedsText
+		return hostcalls.CallNeedsText
 	}
 	b, ok := r.in.AppendPlainJSONUpTo(nil, v, maxValueInPlace)
 	if !ok || serialize.CheckJSON(b) != nil {
-		return callNeedsText
+		return hostcalls.CallNeedsText
 	}
 	if !r.ledger.FitsValue(int64(len(b))) {
 		r.end(KindOutputLimit, serialize.OutputLimitMessage(r.limits.MaxOutputBytes))
@@ -274,26 +275,12 @@ func (r *run) doneInPlace(v quickjs.Value) int32 {
 	return 0
 }
 
-// Results of startCall besides a call id. The guest rejects a refused
-// call; for callTooBig and callNoMemory it asks refusalFigure for the
-// figures its message names.
-const (
-	callRefused   = -1 // not a valid call, or its argument is not lossless JSON
-	callNeedsText = -2 // the value is not read in place: print it and call again
-	callTooBig    = -3 // the argument's text is over MaxArgumentBytes
-	callNoMemory  = -4 // a copy of the argument does not fit in the run's memory
-
-	// callInterrupted: the run ended while the argument was read (never
-	// returned to the guest).
-	callInterrupted = -100
-)
-
 // callCost is what the run's memory is charged for a call besides its
 // argument and result: the call's record, its completion, and a rejection
 // message of the host's making.
 const callCost = 256
 
-// refusal holds the figures of the last callTooBig or callNoMemory.
+// refusal holds the figures of the last hostcalls.CallTooBig or hostcalls.CallNoMemory.
 type refusal struct{ bytes, limit int64 }
 
 // startCall validates a binding call and records it as pending; it starts
@@ -312,21 +299,21 @@ func (r *run) startCall(nsArg, memberArg, argsArg quickjs.Value, inPlace bool) i
 	ns, ok1 := intArg(nsArg)
 	m, ok2 := intArg(memberArg)
 	if !ok1 || !ok2 || ns < 0 || ns >= len(r.members) || m < 0 || m >= len(r.members[ns]) {
-		return callRefused
+		return hostcalls.CallRefused
 	}
 	member := r.members[ns][m]
 	fn := r.bindings[ns].Functions[member]
 	if fn == nil {
-		return callRefused
+		return hostcalls.CallRefused
 	}
 	if !inPlace && !argsArg.IsString() {
-		return callRefused
+		return hostcalls.CallRefused
 	}
 	var args []byte
 	if inPlace {
 		var ok bool
 		if args, ok = r.in.AppendPlainJSONUpTo(nil, argsArg, maxValueInPlace); !ok {
-			return callNeedsText
+			return hostcalls.CallNeedsText
 		}
 		if code := r.admitArgument(len(args), cap(args)); code != 0 {
 			return code
@@ -335,12 +322,12 @@ func (r *run) startCall(nsArg, memberArg, argsArg quickjs.Value, inPlace bool) i
 		// than the guest's (no lone surrogate, no number beyond 2^53).
 		if serialize.CheckJSON(args) != nil {
 			r.mem.Release(callCost + int64(cap(args)))
-			return callRefused
+			return hostcalls.CallRefused
 		}
 	} else {
 		code := int32(0)
 		viewed := r.viewText(argsArg, func(b []byte) { args, code = r.readArgument(b) })
-		if !viewed || code == callInterrupted {
+		if !viewed || code == hostcalls.CallInterrupted {
 			panic(errEnded)
 		}
 		if code != 0 {
@@ -355,23 +342,23 @@ func (r *run) startCall(nsArg, memberArg, argsArg quickjs.Value, inPlace bool) i
 
 // readArgument admits and copies the argument text b, a view of the
 // guest's memory, and checks the copy. On a refusal it returns its code and
-// keeps nothing charged; callInterrupted if the run ended meanwhile.
+// keeps nothing charged; hostcalls.CallInterrupted if the run ended meanwhile.
 func (r *run) readArgument(b []byte) ([]byte, int32) {
 	if code := r.admitArgument(len(b), len(b)); code != 0 {
 		return nil, code
 	}
 	args := r.copyText(b)
 	if args == nil {
-		return nil, callInterrupted
+		return nil, hostcalls.CallInterrupted
 	}
 	switch err := r.checkText(args); err {
 	case nil:
 		return args, 0
 	case errPaused:
-		return nil, callInterrupted
+		return nil, hostcalls.CallInterrupted
 	}
 	r.mem.Release(callCost + int64(len(b)))
-	return nil, callRefused
+	return nil, hostcalls.CallRefused
 }
 
 // admitArgument checks an argument whose text is n bytes against
@@ -380,11 +367,11 @@ func (r *run) readArgument(b []byte) ([]byte, int32) {
 func (r *run) admitArgument(n, size int) int32 {
 	if int64(n) > r.limits.MaxArgumentBytes {
 		r.refused = refusal{bytes: int64(n), limit: r.limits.MaxArgumentBytes}
-		return callTooBig
+		return hostcalls.CallTooBig
 	}
 	if !r.mem.Charge(callCost + int64(size)) {
 		r.refused = refusal{bytes: int64(n), limit: r.mem.Limit()}
-		return callNoMemory
+		return hostcalls.CallNoMemory
 	}
 	return 0
 }
@@ -451,7 +438,7 @@ func (r *run) launch(c *call) {
 		defer func() {
 			if !returned { // runtime.Goexit: invoke recovers every panic
 				goexited.Store(true)
-				ev = event{id: c.id, kind: evGoexit}
+				ev = event{id: c.id, kind: hostcalls.EvGoexit}
 			}
 			select {
 			case events <- ev:
@@ -471,14 +458,14 @@ func invoke(ctx context.Context, c *call, mem *budget.Memory) (ev event) {
 	ev.id = c.id
 	defer func() {
 		if p := recover(); p != nil {
-			ev.kind = evReject
+			ev.kind = hostcalls.EvReject
 			ev.payload = jsonString(fmt.Sprintf("binding %q panicked: %v", c.member, p))
 		}
 		mem.Release(int64(cap(c.args)))
 		c.args = nil
 		ev.charge = callCost
 		if n := int64(len(ev.payload)); !mem.Charge(n) {
-			ev.kind = evReject
+			ev.kind = hostcalls.EvReject
 			ev.payload = jsonString(mem.NoRoom("binding result", n))
 		} else {
 			ev.charge += n
@@ -486,12 +473,12 @@ func invoke(ctx context.Context, c *call, mem *budget.Memory) (ev event) {
 	}()
 	res, err := c.fn(ctx, c.args)
 	if err != nil {
-		ev.kind, ev.payload = evReject, jsonString(err.Error())
+		ev.kind, ev.payload = hostcalls.EvReject, jsonString(err.Error())
 		return ev
 	}
 	// The run's goroutine checks res (see checkResult): CheckJSON's frame
 	// would make this fresh goroutine grow its stack on every call.
-	ev.kind, ev.payload = evResolve, res
+	ev.kind, ev.payload = hostcalls.EvResolve, res
 	return ev
 }
 
@@ -499,17 +486,17 @@ func invoke(ctx context.Context, c *call, mem *budget.Memory) (ev event) {
 // rejection; a big one is checked in pieces, and the run may end
 // meanwhile.
 func (r *run) checkResult(ev *event) {
-	if ev.kind != evResolve {
+	if ev.kind != hostcalls.EvResolve {
 		return
 	}
 	if ev.payload == nil {
-		ev.kind, ev.payload = evReject, jsonString("binding resolution must be lossless JSON")
+		ev.kind, ev.payload = hostcalls.EvReject, jsonString("binding resolution must be lossless JSON")
 		return
 	}
 	switch err := r.checkText(ev.payload); err {
 	case nil, errPaused:
 	default:
-		ev.kind, ev.payload = evReject, jsonString("binding resolution must be lossless JSON")
+		ev.kind, ev.payload = hostcalls.EvReject, jsonString("binding resolution must be lossless JSON")
 	}
 }
 

@@ -12,11 +12,10 @@
 // job queue after starting and after each round of deliveries.
 (function (wrapper, inspectLib, losslessLib) {
   "use strict";
-  const OP_LOG = 1, OP_CALL = 2, OP_TIMER = 3, OP_CLEAR = 4, OP_DONE = 5, OP_CALL_VALUE = 6, OP_DONE_VALUE = 7;
-  const OP_REFUSAL = 8;
-  const CALL_NEEDS_TEXT = -2, CALL_TOO_BIG = -3, CALL_NO_MEMORY = -4;
-  const DONE_VALUE = 0, DONE_NONE = 1, DONE_THROW = 2, DONE_INVALID = 3, DONE_UNRENDERABLE = 4;
-  const START = 1, DELIVER = 2, RENDER = 3;
+  // The protocol's numbers (OP_*, DONE_*, CALL_*, EV_*, START, DELIVER,
+  // RENDER) are not declared here: the host declares them around the
+  // prelude, from its one table of them (hostcalls.Protocol), when it builds
+  // the engine's snapshot.
 
   const G = globalThis;
   const ObjectCreate = Object.create, ObjectDefineProperty = Object.defineProperty;
@@ -160,7 +159,6 @@
   //
   // prepareStack also finishes the message of a call of a namespace member
   // that does not exist (see noteMiss).
-  const OP_POSITION = 9;
   // The frames of the program's function (mainFn, known once it starts)
   // are named MAIN_NAME, a name no identifier has: a function of the
   // program named like the wrapper's function (__dsh_main__) keeps its own
@@ -547,7 +545,7 @@
       let id = host(0, 0, 0, undefined, OP_CALL_VALUE, nsIndex, memberIndex, args);
       if (id === CALL_NEEDS_TEXT) {
         const json = stringify(args); // never throws; undefined when args is not lossless (or missing)
-        if (json === undefined) return badArguments(-1);
+        if (json === undefined) return badArguments(CALL_REFUSED);
         id = host(0, 0, 0, undefined, OP_CALL, nsIndex, memberIndex, json);
       }
       // The host refuses what the guest accepts as a value but a binding
@@ -581,11 +579,12 @@
     return params;
   }
 
-  // deliver settles the call with this id (kind 0: resolved with value, 1:
-  // rejected with the message value) or runs the timer with this id (kind 2).
+  // deliver settles the call with this id (kind EV_RESOLVE: resolved with
+  // value, EV_REJECT: rejected with the message value) or runs the timer
+  // with this id (kind EV_TIMER).
   function deliver(id, kind, value) {
     lastMiss = undefined;
-    if (kind === 2) {
+    if (kind === EV_TIMER) {
       const t = timers[id];
       if (t === undefined) return;
       delete timers[id];
@@ -596,7 +595,7 @@
     if (resolve === undefined) return;
     const reject = callReject[id], info = callInfo[id];
     callResolve[id] = callReject[id] = callInfo[id] = undefined; // before any user code runs
-    if (kind === 0) resolve(value);
+    if (kind === EV_RESOLVE) resolve(value);
     else reject(rejection(info.ns, info.member, value));
   }
 

@@ -12,53 +12,10 @@ import (
 	"time"
 
 	"github.com/coderun/coderun/budget"
+	"github.com/coderun/coderun/hostcalls"
 	"github.com/coderun/coderun/internal/quickjs"
 	"github.com/coderun/coderun/runtime/internal/transpile"
 	"github.com/coderun/coderun/serialize"
-)
-
-// Host operations (prelude.js).
-const (
-	opLog   = 1
-	opCall  = 2
-	opTimer = 3
-	opClear = 4
-	opDone  = 5
-	// opCallValue is opCall with the argument value instead of its text.
-	opCallValue = 6
-	// opDoneValue is opDone with the completion value instead of its text.
-	opDoneValue = 7
-	// opRefusal returns a figure of the last call refused for its size.
-	opRefusal = 8
-	// opPosition maps a position in the program's script to the user's
-	// source (see userPosition).
-	opPosition = 9
-)
-
-// Completion kinds reported by the prelude with opDone.
-const (
-	doneValue = iota
-	doneNone
-	doneThrow
-	doneInvalid
-	doneUnrenderable
-)
-
-// api operations (prelude.js).
-const (
-	apiStart   = 1
-	apiDeliver = 2
-	apiRender  = 3
-)
-
-// Event kinds delivered to the guest.
-const (
-	evResolve = 0
-	evReject  = 1
-	evTimer   = 2
-	// evGoexit is never delivered: a call's binding called runtime.Goexit,
-	// which ends the run (see launch).
-	evGoexit = 3
 )
 
 // goexitMessage is the failure of a run one of whose bindings called
@@ -300,7 +257,7 @@ func (r *run) start() {
 				return err
 			}
 		}
-		if _, err := r.callChecked(r.api, quickjs.Int(apiStart), main, specVal); err != nil {
+		if _, err := r.callChecked(r.api, quickjs.Int(hostcalls.APIStart), main, specVal); err != nil {
 			return err
 		}
 		return r.drainJobs()
@@ -466,7 +423,7 @@ func (r *run) throwPending() {
 		r.end(KindWorkerExit, "worker error: "+s)
 		return
 	}
-	v, err := r.in.Call(r.api, quickjs.Undefined, quickjs.Int(apiRender), exc)
+	v, err := r.in.Call(r.api, quickjs.Undefined, quickjs.Int(hostcalls.APIRender), exc)
 	if err != nil || !v.IsString() {
 		r.end(KindException, "program threw an unrenderable value")
 		return
@@ -548,7 +505,7 @@ func (r *run) wait() {
 		for _, ev := range batch {
 			// A timer is removed when it is due; one cleared by an
 			// earlier callback of this batch is skipped by the guest.
-			if ev.kind != evTimer {
+			if ev.kind != hostcalls.EvTimer {
 				// The guest frees its record of the call before it runs
 				// any code, so the id can be handed out again at once.
 				r.inflight--
@@ -642,7 +599,7 @@ func (r *run) deliver(ev event) error {
 		val = v
 		defer r.in.FreeValue(val)
 	}
-	_, err := r.callChecked(r.api, quickjs.Int(apiDeliver), quickjs.Int(ev.id), quickjs.Int(int32(ev.kind)), val)
+	_, err := r.callChecked(r.api, quickjs.Int(hostcalls.APIDeliver), quickjs.Int(ev.id), quickjs.Int(int32(ev.kind)), val)
 	return err
 }
 

@@ -5,6 +5,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/coderun/coderun/hostcalls"
 	"github.com/coderun/coderun/internal/quickjs"
 )
 
@@ -15,7 +16,7 @@ import (
 // timer), so the cap bounds what timers can make the host hold.
 const maxPendingTimers = 10_000
 
-// timerRefused is what opTimer returns when maxPendingTimers timers are
+// timerRefused is what hostcalls.OpTimer returns when maxPendingTimers timers are
 // pending: the guest throws the RangeError.
 const timerRefused = -1
 
@@ -112,7 +113,7 @@ func (ts *timers) appendDue(batch []event) []event {
 	for len(ts.heap) > 0 && ts.heap[0].at <= now {
 		t := heap.Pop(&ts.heap).(*timer)
 		delete(ts.byID, t.id)
-		batch = append(batch, event{id: t.id, kind: evTimer})
+		batch = append(batch, event{id: t.id, kind: hostcalls.EvTimer})
 	}
 	return batch
 }
