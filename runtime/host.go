@@ -2,7 +2,6 @@ package runtime
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"math"
 	"time"
@@ -41,7 +40,7 @@ func (r *run) Call(in *quickjs.Instance, args []quickjs.Value) quickjs.Value {
 	}
 	switch op {
 	case hostcalls.OpLog:
-		if len(args) == 3 && args[2].IsString() && !r.viewText(args[2], r.log) {
+		if len(args) == 3 && args[2].IsString() && !r.ViewText(args[2], r.log) {
 			panic(errEnded)
 		}
 	case hostcalls.OpCall:
@@ -76,7 +75,7 @@ func (r *run) Call(in *quickjs.Instance, args []quickjs.Value) quickjs.Value {
 	case hostcalls.OpRefusal:
 		if len(args) == 2 {
 			if which, ok := intArg(args[1]); ok {
-				return r.refusalFigure(which)
+				return quickjs.Float64(float64(r.calls.Refusal(which)))
 			}
 		}
 	case hostcalls.OpPosition:
@@ -100,7 +99,7 @@ func (r *run) StackLow(in *quickjs.Instance, sp uint32) uint32 {
 		if r.gmem.full() {
 			r.stop(KindWorkerExit, "worker error: the guest's C stack overflowed")
 		}
-		r.stop(KindWorkerExit, r.mem.Exceeded())
+		r.stop(KindWorkerExit, budget.MemoryMessage(r.limits.MemoryBytes))
 	}
 	return mark
 }
@@ -145,7 +144,7 @@ func (r *run) keepLog(text serialize.LogText, b []byte) {
 	n := text.Len(b)
 	dst, ok := r.logs.room(n)
 	if !ok {
-		r.stop(KindWorkerExit, r.mem.Exceeded())
+		r.stop(KindWorkerExit, budget.MemoryMessage(r.limits.MemoryBytes))
 	}
 	if n < logLongEntry {
 		dst = text.AppendTo(dst, b)
@@ -155,7 +154,7 @@ func (r *run) keepLog(text serialize.LogText, b []byte) {
 	long := newTextBuilder(n)
 	var scratch []byte // for the parts of a text that has characters to replace
 	for from := 0; from < text.Bytes(); {
-		if from > 0 && r.pace() {
+		if from > 0 && r.Pace() {
 			panic(errEnded)
 		}
 		to := text.PartEnd(b, from+textPiece)
@@ -184,7 +183,7 @@ func (r *run) notifyLog() {
 func (r *run) done(kind int, payload quickjs.Value) {
 	switch kind {
 	case hostcalls.DoneValue:
-		if !r.viewText(payload, r.settleText) {
+		if !r.ViewText(payload, r.settleText) {
 			panic(errEnded)
 		}
 	case hostcalls.DoneNone:
@@ -212,11 +211,11 @@ func (r *run) settleText(b []byte) {
 		return
 	}
 	if !r.mem.Charge(int64(len(b))) {
-		r.end(KindWorkerExit, r.mem.Exceeded())
+		r.end(KindWorkerExit, budget.MemoryMessage(r.limits.MemoryBytes))
 		return
 	}
 	r.valueCharge = int64(len(b))
-	v := r.copyText(b)
+	v := r.CopyText(b)
 	if v == nil {
 		return // the run ended while copying
 	}
@@ -241,12 +240,9 @@ func (r *run) settleValue(b []byte) {
 	r.end("", "")
 }
 
-// maxValueInPlace bounds the text of a program's value, and of a binding
-// call's argument, that the host reads in place (see doneInPlace and
-// startCall): larger values go to the guest's printer, which spends fuel
-// and can be interrupted, so that no run's end holds the host for more
-// than about a millisecond.
-const maxValueInPlace = 256 << 10
+// maxValueInPlace bounds the text of a program's value that the host reads
+// in place (see doneInPlace), as it does a binding call's argument.
+const maxValueInPlace = hostcalls.MaxValueInPlace
 
 // doneInPlace settles the run with the program's value v if
 // quickjs.AppendPlainJSONUpTo can read it within maxValueInPlace bytes and
@@ -267,7 +263,7 @@ func (r *run) doneInPlace(v quickjs.Value) int32 {
 		return 0
 	}
 	if !r.mem.Charge(int64(cap(b))) {
-		r.end(KindWorkerExit, r.mem.Exceeded())
+		r.end(KindWorkerExit, budget.MemoryMessage(r.limits.MemoryBytes))
 		return 0
 	}
 	r.valueCharge = int64(cap(b))
@@ -275,234 +271,21 @@ func (r *run) doneInPlace(v quickjs.Value) int32 {
 	return 0
 }
 
-// callCost is what the run's memory is charged for a call besides its
-// argument and result: the call's record, its completion, and a rejection
-// message of the host's making.
-const callCost = 256
-
-// refusal holds the figures of the last hostcalls.CallTooBig or hostcalls.CallNoMemory.
-type refusal struct{ bytes, limit int64 }
-
-// startCall validates a binding call and records it as pending; it starts
-// when the guest yields (see wait) or, if the guest keeps computing, at its
-// next fuel yield. The arguments are JSON text, or, when inPlace is set, the
-// value itself, which is printed here if quickjs.AppendPlainJSONUpTo can
-// read it within maxValueInPlace bytes. It returns the call id or one of the
-// results above.
-//
-// The host's copy of the arguments is charged to the run's memory from the
-// moment it is made until the call returns, before which it is checked
-// against MaxArgumentBytes; a call whose copy is too big or does not fit
-// is refused, and the guest rejects it with a message naming the limit.
-// Big texts are copied and checked in pieces (see textPiece).
+// startCall hands a binding call's operands to the run's calls (see
+// hostcalls.Calls.Start) and returns its result: the call id or a refusal's
+// code. The call starts when the guest yields (see wait) or, if the guest
+// keeps computing, at its next fuel yield.
 func (r *run) startCall(nsArg, memberArg, argsArg quickjs.Value, inPlace bool) int32 {
 	ns, ok1 := intArg(nsArg)
 	m, ok2 := intArg(memberArg)
-	if !ok1 || !ok2 || ns < 0 || ns >= len(r.members) || m < 0 || m >= len(r.members[ns]) {
+	if !ok1 || !ok2 {
 		return hostcalls.CallRefused
 	}
-	member := r.members[ns][m]
-	fn := r.bindings[ns].Functions[member]
-	if fn == nil {
-		return hostcalls.CallRefused
+	id := r.calls.Start(ns, m, argsArg, inPlace)
+	if id == hostcalls.CallInterrupted {
+		panic(errEnded)
 	}
-	if !inPlace && !argsArg.IsString() {
-		return hostcalls.CallRefused
-	}
-	var args []byte
-	if inPlace {
-		var ok bool
-		if args, ok = r.in.AppendPlainJSONUpTo(nil, argsArg, maxValueInPlace); !ok {
-			return hostcalls.CallNeedsText
-		}
-		if code := r.admitArgument(len(args), cap(args)); code != 0 {
-			return code
-		}
-		// Also for text printed here: Go's rules for arguments are stricter
-		// than the guest's (no lone surrogate, no number beyond 2^53).
-		if serialize.CheckJSON(args) != nil {
-			r.mem.Release(callCost + int64(cap(args)))
-			return hostcalls.CallRefused
-		}
-	} else {
-		code := int32(0)
-		viewed := r.viewText(argsArg, func(b []byte) { args, code = r.readArgument(b) })
-		if !viewed || code == hostcalls.CallInterrupted {
-			panic(errEnded)
-		}
-		if code != 0 {
-			return code
-		}
-	}
-	c := &call{id: r.newCallID(), fn: fn, args: args, member: member}
-	r.calls++
-	r.pending = append(r.pending, c)
-	return c.id
-}
-
-// readArgument admits and copies the argument text b, a view of the
-// guest's memory, and checks the copy. On a refusal it returns its code and
-// keeps nothing charged; hostcalls.CallInterrupted if the run ended meanwhile.
-func (r *run) readArgument(b []byte) ([]byte, int32) {
-	if code := r.admitArgument(len(b), len(b)); code != 0 {
-		return nil, code
-	}
-	args := r.copyText(b)
-	if args == nil {
-		return nil, hostcalls.CallInterrupted
-	}
-	switch err := r.checkText(args); err {
-	case nil:
-		return args, 0
-	case errPaused:
-		return nil, hostcalls.CallInterrupted
-	}
-	r.mem.Release(callCost + int64(len(b)))
-	return nil, hostcalls.CallRefused
-}
-
-// admitArgument checks an argument whose text is n bytes against
-// MaxArgumentBytes, and charges the run's memory for a call whose copy of
-// it holds size bytes. It returns 0, or the refusal's code.
-func (r *run) admitArgument(n, size int) int32 {
-	if int64(n) > r.limits.MaxArgumentBytes {
-		r.refused = refusal{bytes: int64(n), limit: r.limits.MaxArgumentBytes}
-		return hostcalls.CallTooBig
-	}
-	if !r.mem.Charge(callCost + int64(size)) {
-		r.refused = refusal{bytes: int64(n), limit: r.mem.Limit()}
-		return hostcalls.CallNoMemory
-	}
-	return 0
-}
-
-// refusalFigure returns a figure of the last refusal for the guest's
-// message: its bytes (which 0) or the limit it broke (which 1).
-func (r *run) refusalFigure(which int) quickjs.Value {
-	f := r.refused.bytes
-	if which == 1 {
-		f = r.refused.limit
-	}
-	return quickjs.Float64(float64(f))
-}
-
-// launchPending starts the calls the guest made since it last yielded, in
-// the order it made them, or queues those past MaxConcurrentCalls.
-func (r *run) launchPending() {
-	for i, c := range r.pending {
-		r.pending[i] = nil
-		if r.inflight < r.limits.MaxConcurrentCalls {
-			r.launch(c)
-		} else {
-			r.queue = append(r.queue, c)
-		}
-	}
-	r.pending = r.pending[:0]
-}
-
-// newCallID returns a call id not in use: the one freed last, or else the
-// next new one (ids start at 1). Ids therefore never exceed the most calls
-// ever pending at once, and the guest keeps its pending calls in dense arrays.
-func (r *run) newCallID() int32 {
-	if n := len(r.freeIDs); n > 0 {
-		id := r.freeIDs[n-1]
-		r.freeIDs = r.freeIDs[:n-1]
-		return id
-	}
-	r.callIDs++
-	return r.callIDs
-}
-
-func (r *run) startQueued() {
-	for len(r.queue) > 0 && r.inflight < r.limits.MaxConcurrentCalls {
-		c := r.queue[0]
-		r.queue[0] = nil
-		r.queue = r.queue[1:]
-		r.launch(c)
-	}
-}
-
-// launch runs a host function on its own goroutine with the Run ctx. Its
-// result is handed to the run loop, or dropped if the run has settled. A
-// function that calls runtime.Goexit ends the run as a worker exit: the
-// goroutine's deferred hand-off marks the run and wakes its loop.
-func (r *run) launch(c *call) {
-	r.inflight++
-	if r.events == nil { // the first call on a goroutine of its own: most runs make none
-		r.events, r.finished = make(chan event, 64), make(chan struct{})
-	}
-	ctx, events, finished, goexited, mem := r.ctx, r.events, r.finished, &r.goexited, r.mem
-	go func() {
-		var ev event
-		returned := false
-		defer func() {
-			if !returned { // runtime.Goexit: invoke recovers every panic
-				goexited.Store(true)
-				ev = event{id: c.id, kind: hostcalls.EvGoexit}
-			}
-			select {
-			case events <- ev:
-			case <-finished:
-				mem.Release(ev.charge) // the run is over: the result is dropped
-			}
-		}()
-		ev = invoke(ctx, c, mem)
-		returned = true
-	}()
-}
-
-// invoke makes the call. From then on the run's memory is charged for the
-// result instead of the argument, until the result is delivered (see
-// wait); a result that does not fit becomes a rejection that says so.
-func invoke(ctx context.Context, c *call, mem *budget.Memory) (ev event) {
-	ev.id = c.id
-	defer func() {
-		if p := recover(); p != nil {
-			ev.kind = hostcalls.EvReject
-			ev.payload = jsonString(fmt.Sprintf("binding %q panicked: %v", c.member, p))
-		}
-		mem.Release(int64(cap(c.args)))
-		c.args = nil
-		ev.charge = callCost
-		if n := int64(len(ev.payload)); !mem.Charge(n) {
-			ev.kind = hostcalls.EvReject
-			ev.payload = jsonString(mem.NoRoom("binding result", n))
-		} else {
-			ev.charge += n
-		}
-	}()
-	res, err := c.fn(ctx, c.args)
-	if err != nil {
-		ev.kind, ev.payload = hostcalls.EvReject, jsonString(err.Error())
-		return ev
-	}
-	// The run's goroutine checks res (see checkResult): CheckJSON's frame
-	// would make this fresh goroutine grow its stack on every call.
-	ev.kind, ev.payload = hostcalls.EvResolve, res
-	return ev
-}
-
-// checkResult turns a resolution that is not lossless JSON into a
-// rejection; a big one is checked in pieces, and the run may end
-// meanwhile.
-func (r *run) checkResult(ev *event) {
-	if ev.kind != hostcalls.EvResolve {
-		return
-	}
-	if ev.payload == nil {
-		ev.kind, ev.payload = hostcalls.EvReject, jsonString("binding resolution must be lossless JSON")
-		return
-	}
-	switch err := r.checkText(ev.payload); err {
-	case nil, errPaused:
-	default:
-		ev.kind, ev.payload = hostcalls.EvReject, jsonString("binding resolution must be lossless JSON")
-	}
-}
-
-func jsonString(s string) []byte {
-	b, _ := json.Marshal(s)
-	return b
+	return id
 }
 
 // Write captures a guest write to stdout or stderr as one log entry.
@@ -514,7 +297,7 @@ func (r *run) Sleep(d time.Duration) {
 	if r.ended {
 		panic(errEnded) // the outcome is decided: nothing left to wait for
 	}
-	r.launchPending()
+	r.calls.LaunchPending()
 	now := time.Now()
 	r.meter.Exit(now)
 	defer r.meter.Enter(time.Now())
@@ -556,12 +339,12 @@ func (r *run) FuelYield(in *quickjs.Instance, left int64) int64 {
 		return r.halt(in, left)
 	default:
 	}
-	if r.goexited.Load() {
+	if r.calls.Goexited() {
 		r.end(KindWorkerExit, goexitMessage)
 		return r.halt(in, left)
 	}
-	if len(r.pending) > 0 {
-		r.launchPending() // the guest is busy: its calls must not wait for it
+	if r.calls.HasPending() {
+		r.calls.LaunchPending() // the guest is busy: its calls must not wait for it
 	}
 	next, trip := r.meter.Refill(left, time.Now())
 	if trip != budget.None {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/coderun/coderun/budget"
+	"github.com/coderun/coderun/hostcalls"
 )
 
 // A run with bindings executes on a goroutine of its own while the caller of
@@ -96,14 +97,14 @@ func (r *run) finishedOutcome(out Outcome, finished bool, panicked any) Outcome 
 // when the call must run on a goroutine of its own, or when the run has to
 // end first (the caller's ctx is done, the engine is closing, the wall
 // deadline passed).
-func (r *run) callInline() (event, bool) {
-	if !r.detached || len(r.pending) != 1 || r.inflight != 0 || len(r.queue) != 0 || r.timers.Len() != 0 {
-		return event{}, false
+func (r *run) callInline() (hostcalls.Event, bool) {
+	if !r.detached || r.timers.Len() != 0 {
+		return hostcalls.Event{}, false
 	}
-	c := r.pending[0]
-	r.pending[0] = nil
-	r.pending = r.pending[:0]
-	r.inflight++
+	c := r.calls.Lone()
+	if c == nil {
+		return hostcalls.Event{}, false
+	}
 	// Parked before the caller may take the run over, so that a caller
 	// that does finds the idle timer's handshake set up (see hold).
 	r.park()
@@ -116,11 +117,10 @@ func (r *run) callInline() (event, bool) {
 	if r.signalled() {
 		r.reclaim()
 		r.hold()
-		r.inflight--
-		r.pending = append(r.pending, c)
-		return event{}, false
+		r.calls.Unlone(c)
+		return hostcalls.Event{}, false
 	}
-	ev := invoke(r.ctx, c, r.mem)
+	ev := r.calls.Invoke(c)
 	r.reclaim()
 	r.hold()
 	return ev, true

@@ -30,22 +30,8 @@ const programFile = "program.ts"
 // errEnded unwinds the guest once the run's outcome is decided.
 var errEnded = errors.New("coderun: run ended")
 
-type event struct {
-	id      int32
-	kind    int
-	payload []byte // JSON text
-	charge  int64  // charged to the run's memory until delivered (see invoke)
-}
-
-type call struct {
-	id     int32
-	fn     Func
-	args   []byte
-	member string
-}
-
 // run is one execution of a program. All fields are used from the run's
-// goroutine only, except events and finished, which binding goroutines use.
+// goroutine only (calls' goroutines use only what hostcalls.Calls lends them).
 type run struct {
 	e        *Engine
 	ctx      context.Context
@@ -55,8 +41,7 @@ type run struct {
 	mem      *budget.Memory // the run's memory, guest and host, against MemoryBytes
 	ledger   *serialize.Ledger
 	logs     logStore
-	refused  refusal // see refusalFigure
-	pieces   int     // pieces of big texts read so far (see pace)
+	pieces   int // pieces of big texts read so far (see Pace)
 	source   string
 	program  *transpile.Program
 
@@ -68,26 +53,15 @@ type run struct {
 	// gmem charges in's linear memory and native stack to mem.
 	gmem *guestMemory
 
-	members     [][]string // each binding's member names, in the order the guest numbers them
-	callIDs     int32      // call ids handed out so far (see newCallID)
-	freeIDs     []int32    // call ids whose results were delivered, for reuse
-	inflight    int
-	calls       int     // binding calls made, for Outcome.Calls
-	valueCharge int64   // what the program's value is charged to mem
-	pending     []*call // made by the guest since it last yielded, not started yet
-	queue       []*call // waiting for a free MaxConcurrentCalls slot
-	timers      timers  // pending setTimeouts, fired by the run loop itself
-	// events carries the completions of calls on goroutines of their own, and finished is
-	// closed when the run ends; both are made by the first such call (see launch).
-	events   chan event
-	finished chan struct{}
-	wall     *time.Timer // fires at the wall-clock deadline; made by the first wait
+	// calls is the life of the run's binding calls, from the guest's call
+	// operation to the result's check before it is delivered.
+	calls       hostcalls.Calls
+	valueCharge int64       // what the program's value is charged to mem
+	timers      timers      // pending setTimeouts, fired by the run loop itself
+	wall        *time.Timer // fires at the wall-clock deadline; made by the first wait
 	// nudgeStop undoes nudgeOnCancel for the run's instance (nil: nothing to undo).
 	nudgeStop func() bool
-	batch     []event // wait's buffer, reused
-	// goexited is set by a call's goroutine whose binding called
-	// runtime.Goexit; the run fails at its next wait or fuel yield.
-	goexited atomic.Bool
+	batch     []hostcalls.Event // wait's buffer, reused
 
 	// detached: the run executes on a goroutine of its own, so that a lone
 	// call can run inline (see callInline). inline is the handshake with
@@ -125,6 +99,10 @@ func newRun(ctx context.Context, e *Engine, source string, bindings []Binding) *
 		timers:   newTimers(),
 	}
 	r.logs.mem = r.mem
+	r.calls.Init(hostcalls.Config{
+		Ctx: ctx, Guest: r, Account: r.mem, Piece: textPiece,
+		MaxArgumentBytes: e.limits.MaxArgumentBytes, MaxConcurrentCalls: e.limits.MaxConcurrentCalls,
+	})
 	return r
 }
 
@@ -168,23 +146,7 @@ func (r *run) cleanup() {
 
 // closeRun releases what the run holds.
 func (r *run) closeRun() {
-	// Calls made just before the run settled still start, as they would
-	// have had the guest yielded: they belong to the caller now.
-	r.launchPending()
-	if r.finished != nil {
-		close(r.finished)
-	}
-	// Results that arrived and were never delivered are dropped. (One that
-	// a call's goroutine sends just after this stays charged to an account
-	// nothing reads any more.)
-	for more := true; more; {
-		select {
-		case ev := <-r.events:
-			r.mem.Release(ev.charge)
-		default:
-			more = false
-		}
-	}
+	r.calls.Close() // calls made just before the run settled still start
 	if r.wall != nil {
 		r.wall.Stop()
 	}
@@ -232,11 +194,7 @@ func (r *run) start() {
 		var spec []map[string]any
 		for _, b := range r.bindings {
 			params = append(params, b.Global)
-			members := make([]string, 0, len(b.Functions))
-			for name := range b.Functions {
-				members = append(members, name)
-			}
-			r.members = append(r.members, members)
+			members := r.calls.AddNamespace(b.Functions)
 			if b.ErrorClass != "" && !b.SharesErrorClass {
 				params = append(params, b.ErrorClass)
 			}
@@ -505,19 +463,14 @@ func (r *run) wait() {
 		for _, ev := range batch {
 			// A timer is removed when it is due; one cleared by an
 			// earlier callback of this batch is skipped by the guest.
-			if ev.kind != hostcalls.EvTimer {
-				// The guest frees its record of the call before it runs
-				// any code, so the id can be handed out again at once.
-				r.inflight--
-				r.freeIDs = append(r.freeIDs, ev.id)
-				r.startQueued()
-				r.checkResult(&ev)
+			if ev.Kind != hostcalls.EvTimer {
+				r.calls.Returned(&ev)
 				if r.ended {
 					return nil
 				}
 			}
 			err := r.deliver(ev)
-			r.mem.Release(ev.charge)
+			r.mem.Release(ev.Charge)
 			if err != nil || r.ended {
 				return err
 			}
@@ -531,24 +484,24 @@ func (r *run) wait() {
 // is due, and appends every event that is ready to batch: the timers that
 // are due, earliest first, then the completed calls. It returns nil when
 // the run ended instead.
-func (r *run) block(batch []event) []event {
-	r.launchPending()
-	if r.goexited.Load() {
+func (r *run) block(batch []hostcalls.Event) []hostcalls.Event {
+	r.calls.LaunchPending()
+	if r.calls.Goexited() {
 		r.end(KindWorkerExit, goexitMessage)
 		return nil
 	}
-	if r.inflight == 0 && len(r.queue) == 0 && r.timers.Len() == 0 {
+	if r.calls.Idle() && r.timers.Len() == 0 {
 		r.end(KindException, "the program is waiting for a promise that can never settle: no binding call or timer is pending")
 		return nil
 	}
 	if r.wall == nil {
 		r.wall = time.NewTimer(time.Until(r.meter.WallDeadline()))
 	}
-	var first event
+	var first hostcalls.Event
 	called := false
 	r.park()
 	select {
-	case first = <-r.events:
+	case first = <-r.calls.Events():
 		called = true
 	case <-r.timers.wake():
 	case <-r.ctx.Done():
@@ -571,13 +524,13 @@ func (r *run) block(batch []event) []event {
 	}
 	for more := true; more; {
 		select {
-		case ev := <-r.events:
+		case ev := <-r.calls.Events():
 			batch = append(batch, ev)
 		default:
 			more = false
 		}
 	}
-	if r.goexited.Load() {
+	if r.calls.Goexited() {
 		clear(batch)
 		r.end(KindWorkerExit, goexitMessage)
 		return nil
@@ -586,10 +539,10 @@ func (r *run) block(batch []event) []event {
 }
 
 // deliver hands one completed call or fired timer to the guest.
-func (r *run) deliver(ev event) error {
+func (r *run) deliver(ev hostcalls.Event) error {
 	val := quickjs.Undefined
-	if ev.payload != nil {
-		v, err := r.in.ParseJSON(ev.payload)
+	if ev.Payload != nil {
+		v, err := r.in.ParseJSON(ev.Payload)
 		if err != nil {
 			return err
 		}
@@ -599,7 +552,7 @@ func (r *run) deliver(ev event) error {
 		val = v
 		defer r.in.FreeValue(val)
 	}
-	_, err := r.callChecked(r.api, quickjs.Int(hostcalls.APIDeliver), quickjs.Int(ev.id), quickjs.Int(int32(ev.kind)), val)
+	_, err := r.callChecked(r.api, quickjs.Int(hostcalls.APIDeliver), quickjs.Int(ev.ID), quickjs.Int(int32(ev.Kind)), val)
 	return err
 }
 
@@ -610,7 +563,7 @@ func (r *run) outcome() Outcome {
 	o := Outcome{
 		Logs: r.logs.strings(), Kind: r.kind, FuelUsed: r.fuelUsed,
 		Busy: r.meter.Busy(now), Wall: r.meter.Wall(now), PeakMemory: r.mem.Peak(),
-		Calls: r.calls, LogBytes: r.ledger.LogBytes(),
+		Calls: r.calls.Made(), LogBytes: r.ledger.LogBytes(),
 	}
 	if r.e.hooks.ended != nil {
 		r.e.hooks.ended(r)

@@ -44,9 +44,9 @@ type testHooks struct {
 	released func()
 }
 
-// pace is called after each piece of a big text: it ends the run, and
+// Pace is called after each piece of a big text: it ends the run, and
 // reports true, when it must stop (see interrupted).
-func (r *run) pace() bool {
+func (r *run) Pace() bool {
 	r.pieces++
 	if r.e.hooks.piece != nil {
 		r.e.hooks.piece(r)
@@ -73,11 +73,11 @@ func (r *run) interrupted() bool {
 	return false
 }
 
-// viewText passes the WTF-8 bytes of the guest string v to f, as
+// ViewText passes the WTF-8 bytes of the guest string v to f, as
 // quickjs.Instance.ViewString does, but reads a long 8-bit string in pieces
-// (see pace): only an ASCII string is viewed in place, and one that is not
+// (see Pace): only an ASCII string is viewed in place, and one that is not
 // is converted by the guest. It returns false if the run ended meanwhile.
-func (r *run) viewText(v quickjs.Value, f func([]byte)) bool {
+func (r *run) ViewText(v quickjs.Value, f func([]byte)) bool {
 	viewed, err := r.viewTextErr(v, f)
 	if err != nil {
 		panic(err)
@@ -85,7 +85,7 @@ func (r *run) viewText(v quickjs.Value, f func([]byte)) bool {
 	return viewed
 }
 
-// viewTextErr is viewText that returns the instance's error instead of panicking with it, for
+// viewTextErr is ViewText that returns the instance's error instead of panicking with it, for
 // callers outside a host call.
 func (r *run) viewTextErr(v quickjs.Value, f func([]byte)) (bool, error) {
 	chars, ok := r.in.Latin1Chars(v)
@@ -93,7 +93,7 @@ func (r *run) viewTextErr(v quickjs.Value, f func([]byte)) (bool, error) {
 		return true, r.in.ViewString(v, f)
 	}
 	for i := 0; i < len(chars); i += textPiece {
-		if i > 0 && r.pace() {
+		if i > 0 && r.Pace() {
 			return false, nil
 		}
 		for _, c := range chars[i:min(i+textPiece, len(chars))] {
@@ -149,7 +149,7 @@ func (r *run) endWithMessage(b []byte) {
 
 // trimLineBreaks returns the end of b without its trailing line breaks, but looks no further
 // back than to floor: a result above floor is exact, floor means "floor or less". It looks in
-// pieces (see pace), and reports stopped when the run ended meanwhile.
+// pieces (see Pace), and reports stopped when the run ended meanwhile.
 func (r *run) trimLineBreaks(b []byte, floor int64) (end int, stopped bool) {
 	end = len(b)
 	for int64(end) > floor {
@@ -157,22 +157,22 @@ func (r *run) trimLineBreaks(b []byte, floor int64) (end int, stopped bool) {
 		if rest := len(bytes.TrimRight(b[from:end], "\n")); rest > 0 {
 			return from + rest, false
 		}
-		if end = from; int64(end) > floor && r.pace() {
+		if end = from; int64(end) > floor && r.Pace() {
 			return end, true
 		}
 	}
 	return end, false
 }
 
-// copyText returns a copy of b (a view of the guest's memory), made in
+// CopyText returns a copy of b (a view of the guest's memory), made in
 // pieces; nil if the run ended meanwhile.
-func (r *run) copyText(b []byte) []byte {
+func (r *run) CopyText(b []byte) []byte {
 	if len(b) <= textPiece {
 		return append([]byte(nil), b...)
 	}
 	dst := newTextBuilder(len(b))
 	for i := 0; i < len(b); i += textPiece {
-		if i > 0 && r.pace() {
+		if i > 0 && r.Pace() {
 			return nil
 		}
 		dst.write(b[i:min(i+textPiece, len(b))])
@@ -219,7 +219,7 @@ func (r *run) checkValueText(b []byte) error {
 // pauseCheck is the pause of a paced check: errPaused once the run must
 // end.
 func (r *run) pauseCheck() error {
-	if r.pace() {
+	if r.Pace() {
 		return errPaused
 	}
 	return nil
@@ -228,11 +228,8 @@ func (r *run) pauseCheck() error {
 // errPaused stops a paced check when the run ended.
 var errPaused = fmt.Errorf("coderun: run ended during a check")
 
-// checkText is serialize.CheckJSON for b, in pieces when b is big. When the
-// run ended meanwhile it returns errPaused.
-func (r *run) checkText(b []byte) error {
-	if len(b) <= textPiece {
-		return serialize.CheckJSON(b)
-	}
-	return serialize.CheckJSONPaced(b, textPiece, r.pauseCheck)
+// PlainJSON returns the JSON text of v, read in place, if
+// quickjs.Instance.AppendPlainJSONUpTo can read it within max bytes.
+func (r *run) PlainJSON(v quickjs.Value, max int) ([]byte, bool) {
+	return r.in.AppendPlainJSONUpTo(nil, v, max)
 }

@@ -16,7 +16,7 @@ import (
 // timer), so the cap bounds what timers can make the host hold.
 const maxPendingTimers = 10_000
 
-// timerRefused is what hostcalls.OpTimer returns when maxPendingTimers timers are
+// timerRefused is what opTimer returns when maxPendingTimers timers are
 // pending: the guest throws the RangeError.
 const timerRefused = -1
 
@@ -108,12 +108,12 @@ func (ts *timers) wake() <-chan time.Time {
 
 // appendDue removes the timers that are due, earliest first, and appends
 // their events to batch.
-func (ts *timers) appendDue(batch []event) []event {
+func (ts *timers) appendDue(batch []hostcalls.Event) []hostcalls.Event {
 	now := ts.now()
 	for len(ts.heap) > 0 && ts.heap[0].at <= now {
 		t := heap.Pop(&ts.heap).(*timer)
 		delete(ts.byID, t.id)
-		batch = append(batch, event{id: t.id, kind: hostcalls.EvTimer})
+		batch = append(batch, hostcalls.Event{ID: t.id, Kind: hostcalls.EvTimer})
 	}
 	return batch
 }
