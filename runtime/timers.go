@@ -166,3 +166,27 @@ func (r *run) setTimer(msArg quickjs.Value) int32 {
 	}
 	return r.timers.add(time.Duration(ms * float64(time.Millisecond)))
 }
+
+// rearmTimer sets the timer of the guest's setInterval with this id, which
+// just fired, again for msArg milliseconds (as setTimer reads them). The
+// id must be free: the timer is no longer pending, and an interval the
+// program cleared is not re-armed. It returns the id, or timerRefused.
+func (r *run) rearmTimer(idArg, msArg quickjs.Value) int32 {
+	id, ok := intArg(idArg)
+	if !ok || id <= 0 || id > math.MaxInt32 {
+		return timerRefused
+	}
+	if _, used := r.timers.byID[int32(id)]; used || len(r.timers.heap) >= maxPendingTimers {
+		return timerRefused
+	}
+	ms, ok := msArg.Number()
+	if !ok || !(ms >= 1 && ms <= math.MaxInt32) {
+		ms = 1
+	}
+	ts := &r.timers
+	ts.seq++
+	t := &timer{at: ts.now() + time.Duration(ms*float64(time.Millisecond)), seq: ts.seq, id: int32(id)}
+	ts.byID[t.id] = t
+	heap.Push(&ts.heap, t)
+	return t.id
+}
