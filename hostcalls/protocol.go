@@ -28,6 +28,10 @@ const (
 	// OpPosition maps a position in the program's script to the user's
 	// source.
 	OpPosition = 9
+	// OpWeb returns the factory of a group of web globals (runtime/web.go).
+	OpWeb = 10
+	// OpRandom returns n bytes from crypto/rand, as hexadecimal text.
+	OpRandom = 11
 )
 
 // Completion kinds reported by the prelude with OpDone.
@@ -83,7 +87,7 @@ func Protocol() []Constant {
 	return []Constant{
 		{"OP_LOG", OpLog}, {"OP_CALL", OpCall}, {"OP_TIMER", OpTimer}, {"OP_CLEAR", OpClear},
 		{"OP_DONE", OpDone}, {"OP_CALL_VALUE", OpCallValue}, {"OP_DONE_VALUE", OpDoneValue},
-		{"OP_REFUSAL", OpRefusal}, {"OP_POSITION", OpPosition},
+		{"OP_REFUSAL", OpRefusal}, {"OP_POSITION", OpPosition}, {"OP_WEB", OpWeb}, {"OP_RANDOM", OpRandom},
 		{"DONE_VALUE", DoneValue}, {"DONE_NONE", DoneNone}, {"DONE_THROW", DoneThrow},
 		{"DONE_INVALID", DoneInvalid}, {"DONE_UNRENDERABLE", DoneUnrenderable},
 		{"START", APIStart}, {"DELIVER", APIDeliver}, {"RENDER", APIRender},

@@ -71,6 +71,7 @@ type Engine struct {
 	qe       *quickjs.Engine
 	programs *transpile.Cache
 	snap     snapshotState
+	web      webCache // the web globals' bytecode (web.go)
 	// compilePhase, when set (by tests), is called before each phase of a compilation.
 	compilePhase func(transpile.Phase)
 

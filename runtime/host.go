@@ -55,6 +55,9 @@ func (r *run) Call(in *quickjs.Instance, args []quickjs.Value) quickjs.Value {
 		if len(args) == 2 {
 			return quickjs.Int(r.setTimer(args[1]))
 		}
+		if len(args) == 3 { // an interval's next round (timers.go)
+			return quickjs.Int(r.rearmTimer(args[1], args[2]))
+		}
 	case hostcalls.OpClear:
 		if len(args) == 2 {
 			if id, ok := intArg(args[1]); ok {
@@ -83,6 +86,14 @@ func (r *run) Call(in *quickjs.Instance, args []quickjs.Value) quickjs.Value {
 			return r.userPosition(args[1], args[2])
 		}
 		return quickjs.Int(-1)
+	case hostcalls.OpWeb, hostcalls.OpRandom: // web.go
+		if n, ok := intArg(args[len(args)-1]); ok && len(args) == 2 {
+			if op == hostcalls.OpWeb {
+				return r.webGroup(n)
+			}
+			return r.randomHex(n)
+		}
+		return quickjs.Undefined
 	}
 	return quickjs.Int(0)
 }

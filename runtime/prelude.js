@@ -79,7 +79,7 @@
   // and refuses more with a negative id.
   const MAX_PENDING_TIMERS = 10000;
   const timers = ObjectCreate(null);
-  function setTimeout(fn, ms, ...args) {
+  function addTimer(name, fn, ms, args, repeat) {
     if (typeof fn !== "function") {
       throw new TypeError_('The "callback" argument must be of type function');
     }
@@ -87,12 +87,16 @@
     if (!(delay >= 1 && delay <= 2147483647)) delay = 1;
     const id = host(0, 0, 0, undefined, OP_TIMER, delay);
     if (id < 0) {
-      throw new RangeError_("setTimeout: too many pending timers: a run may have at most " + MAX_PENDING_TIMERS +
+      throw new RangeError_(name + ": too many pending timers: a run may have at most " + MAX_PENDING_TIMERS +
         " timers pending at once; clear some with clearTimeout or let them fire before setting more");
     }
-    timers[id] = { fn, args };
+    timers[id] = { fn, args, every: repeat ? delay : 0 };
     return id;
   }
+  function setTimeout(fn, ms, ...args) { return addTimer("setTimeout", fn, ms, args, false); }
+  // An interval keeps its id: each time it fires, the host sets its timer
+  // again under that id (OP_TIMER with the id) before the callback runs.
+  function setInterval(fn, ms, ...args) { return addTimer("setInterval", fn, ms, args, true); }
   function clearTimeout(id) {
     if (typeof id === "number" && timers[id] !== undefined) {
       delete timers[id];
@@ -101,6 +105,36 @@
   }
   ObjectDefineProperty(G, "setTimeout", { __proto__: null, value: setTimeout, writable: true, configurable: true });
   ObjectDefineProperty(G, "clearTimeout", { __proto__: null, value: clearTimeout, writable: true, configurable: true });
+  function clearInterval(id) { clearTimeout(id); }
+  ObjectDefineProperty(G, "setInterval", { __proto__: null, value: setInterval, writable: true, configurable: true });
+  ObjectDefineProperty(G, "clearInterval", { __proto__: null, value: clearInterval, writable: true, configurable: true });
+  // Web-platform globals (runtime/web.go): each name is an accessor until
+  // its first get or set, which replaces it with a data property, as Web
+  // IDL defines a global; the first get asks the host for the factory of
+  // its group (OP_WEB) and defines the group's names still unused.
+  {
+    const webLib = ObjectFreeze({ __proto__: null, host, OP_RANDOM, setTimeout, clearTimeout, DOMException: G.DOMException });
+    const names = ["TextEncoder", "TextDecoder", "structuredClone", "crypto", "Event", "EventTarget", "AbortController", "AbortSignal"];
+    const groups = [0, 0, 1, 2, 3, 3, 3, 3];
+    const loaded = ObjectSetPrototypeOf([], null), getters = ObjectSetPrototypeOf([], null), hasOwn = Object.hasOwn;
+    const define = (name, value) => ObjectDefineProperty(G, name, { __proto__: null, value, writable: true, configurable: true });
+    const load = (g) => {
+      let o = loaded[g];
+      if (o !== undefined) return o;
+      o = loaded[g] = ReflectApply(host(0, 0, 0, undefined, OP_WEB, g), undefined, [webLib]);
+      for (let i = 0; i < names.length; i++) {
+        const d = groups[i] === g ? ObjectGetOwnPropertyDescriptor(G, names[i]) : undefined;
+        if (d !== undefined && hasOwn(d, "get") && d.get === getters[i]) define(names[i], o[names[i]]);
+      }
+      return o;
+    };
+    for (let i = 0; i < names.length; i++) {
+      const name = names[i], g = groups[i];
+      getters[i] = function () { return load(g)[name]; };
+      ObjectDefineProperty(G, name, { __proto__: null, get: getters[i], set(v) { define(name, v); }, configurable: true });
+    }
+  }
+
 
   let settled = false;
   function done(kind, payload) {
@@ -587,7 +621,7 @@
     if (kind === EV_TIMER) {
       const t = timers[id];
       if (t === undefined) return;
-      delete timers[id];
+      if (t.every === 0 || host(0, 0, 0, undefined, OP_TIMER, id, t.every) !== id) delete timers[id];
       try { ReflectApply(t.fn, undefined, t.args); } catch (e) { fail(e); }
       return;
     }

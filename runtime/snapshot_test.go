@@ -58,7 +58,9 @@ func TestSnapshotImageTrimmed(t *testing.T) {
 	// static data, 59 that the engine's small-block arenas cover (56 arenas
 	// of 4 KiB holding 169 KB of live blocks between the holes the
 	// prelude's temporaries left), 12 of larger allocations, 3 shared.
-	maxData, maxPages := 390_000, 102
+	// The web globals' lazy accessors, setInterval and clearInterval (issue
+	// 31) took it to 391,174 bytes and 103 pages (+2%, +3%; the issue allows 5%).
+	maxData, maxPages := 395_000, 104
 	require.LessOrEqual(t, data, maxData, "bytes of data segments")
 	require.LessOrEqual(t, len(m.Data), 64, "data segments")
 	require.LessOrEqual(t, pages, maxPages, "pages of 4 KiB the data segments write")
