@@ -13,37 +13,83 @@ import (
 	"github.com/coderun/coderun/internal/quickjs"
 )
 
-// compileEngine compiles the engine module with wazero, on every processor
-// the Go scheduler may use, through a compilation cache shared by every
-// Engine of the process (see compilationCache): the module is compiled once
-// per process, or not at all when opts.CacheDir already holds its compiled
-// code. wazero keys that code on the module's digest, wazero's version, the
-// platform and the CPU's features: the module is the generated engine, so
-// its digest covers everything that determines it. A cache directory that
-// cannot be created, read or written never fails New: the module is then
-// compiled with the in-memory cache only.
-//
-// The snapshot's image is shared by every instance rather than copied into
-// each (quickjs.Options.ShareImage).
-func compileEngine(ctx context.Context, snap *snapshot, opts Options) (*quickjs.Engine, error) {
-	ctx = experimental.WithCompilationWorkers(ctx, goruntime.GOMAXPROCS(0))
-	qopts := quickjs.Options{
-		Wasm:             snap.module,
-		ShareImage:       true,
-		MemoryLimitPages: opts.Limits.MemoryPages(),
-		// Prewarmed instances are made off the request path: let them pay
-		// for scrubbing the memories that runs give back.
-		ScrubOnAllocate: opts.Prewarm > 0,
-		Cache:           compilationCache(opts.CacheDir),
-	}
+// sharedEngine is the compiled engine that every Engine of the process with
+// the same cache directory and pool behaviour uses (see engineFor): the
+// module compiled by wazero, the image its instances share, the memory pool
+// and what New learns from an instance once. None of it depends on a
+// Config's budgets: each instance's memory cap is set when it is made
+// (quickjs.Engine.InstantiateCapped), and everything else a budget covers is
+// the run's. It lives as long as the process, like the compiled code it
+// holds; an Engine's Close leaves it to the next New.
+type sharedEngine struct {
+	qe               *quickjs.Engine
+	snap             snapshotState
+	interruptCounter uint32
+}
+
+// engineKey tells shared engines apart: the compilation cache they were
+// compiled through, and whether their pool scrubs a memory when it is
+// reused (for prewarmed instances, made off the request path) or when it
+// is given back.
+type engineKey struct {
+	dir   string
+	scrub bool
+}
+
+// engineFor returns the process's shared engine for opts, compiling it on
+// first use (compileEngine). A failed compilation is not kept: the next New
+// tries again.
+func engineFor(ctx context.Context, opts Options) (*sharedEngine, error) {
+	key := engineKey{dir: opts.CacheDir, scrub: opts.Prewarm > 0}
 	// One compilation at a time in the process: wazero 1.12 publishes a
 	// module read from its file cache before it has compiled the module's
-	// entry preambles, so an Engine compiling beside another could
-	// instantiate it half-made and panic (wazero issue #2547).
+	// entry preambles, so an engine compiling beside another could be
+	// instantiated half-made and panic (wazero issue #2547).
 	caches.compiling.Lock()
 	defer caches.compiling.Unlock()
+	if sh := caches.engines[key]; sh != nil && !opts.private {
+		return sh, nil
+	}
+	snap, err := embeddedSnapshot()
+	if err != nil {
+		return nil, err
+	}
+	qe, err := compileEngine(ctx, snap, key)
+	if err != nil {
+		return nil, err
+	}
+	sh := &sharedEngine{qe: qe, snap: snap.state, interruptCounter: findInterruptCounter(ctx, qe, snap.state)}
+	if !opts.private {
+		caches.engines[key] = sh
+	}
+	return sh, nil
+}
+
+// compileEngine compiles the engine module with wazero, on every processor
+// the Go scheduler may use, through a compilation cache shared by every
+// engine of the process (see compilationCache): the module is compiled once
+// per process, or not at all when the cache directory already holds its
+// compiled code. wazero keys that code on the module's digest, wazero's
+// version, the platform and the CPU's features: the module is the generated
+// engine, so its digest covers everything that determines it. A cache
+// directory that cannot be created, read or written never fails New: the
+// module is then compiled with the in-memory cache only.
+//
+// The snapshot's image is shared by every instance rather than copied into
+// each (quickjs.Options.ShareImage). No memory cap is set here: wasm32's
+// own 4 GiB is the engine's, and each instance gets its run's.
+func compileEngine(ctx context.Context, snap *snapshot, key engineKey) (*quickjs.Engine, error) {
+	ctx = experimental.WithCompilationWorkers(ctx, goruntime.GOMAXPROCS(0))
+	qopts := quickjs.Options{
+		Wasm:       snap.module,
+		ShareImage: true,
+		// Prewarmed instances are made off the request path: let them pay
+		// for scrubbing the memories that runs give back.
+		ScrubOnAllocate: key.scrub,
+		Cache:           compilationCache(key.dir),
+	}
 	qe, err := quickjs.NewEngine(ctx, qopts)
-	if err != nil && opts.CacheDir != "" {
+	if err != nil && key.dir != "" {
 		qopts.Cache = compilationCache("")
 		return quickjs.NewEngine(ctx, qopts)
 	}
@@ -51,16 +97,18 @@ func compileEngine(ctx context.Context, snap *snapshot, opts Options) (*quickjs.
 }
 
 // caches holds the process's wazero compilation caches, by cache directory
-// ("": in memory only). Compiled code is shared by every Engine of the
-// process and kept for its lifetime: it depends only on the embedded module
-// and the platform, and compiling it again for each New would cost far more
-// than keeping it (and, for a cache of its own per Engine, never be freed).
+// ("": in memory only), and its shared engines. Compiled code is shared by
+// every Engine of the process and kept for its lifetime: it depends only on
+// the embedded module and the platform, and compiling it again for each New
+// would cost far more than keeping it (and, for a cache of its own per
+// Engine, never be freed).
 var caches = struct {
 	sync.Mutex
 	byDir map[string]wazero.CompilationCache
-	// compiling serializes compileEngine (see there).
+	// compiling serializes engineFor, and guards engines.
 	compiling sync.Mutex
-}{byDir: map[string]wazero.CompilationCache{}}
+	engines   map[engineKey]*sharedEngine
+}{byDir: map[string]wazero.CompilationCache{}, engines: map[engineKey]*sharedEngine{}}
 
 // compilationCache returns the process's compilation cache for dir: in
 // memory when dir is "" or cannot be used (created and written to), else

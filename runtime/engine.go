@@ -63,10 +63,15 @@ type Options struct {
 	// Prewarm is how many never-used instances are kept instantiated ahead
 	// of time, off the request path; 0 disables the pool.
 	Prewarm int
+	// private gives the Engine a compiled engine of its own, which its
+	// Close closes, instead of the process's (engineFor): for tests that
+	// measure memories no other Engine has used.
+	private bool
 }
 
 // Engine runs programs. It is safe for concurrent use.
 type Engine struct {
+	ownsQE   bool // qe is the Engine's own (Options.private), not the process's
 	limits   budget.Limits
 	qe       *quickjs.Engine
 	programs *transpile.Cache
@@ -112,22 +117,19 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 	if opts.Prewarm < 0 {
 		return nil, &budget.FieldError{Field: "Prewarm", Value: opts.Prewarm, Reason: "must not be negative"}
 	}
-	snap, err := embeddedSnapshot()
-	if err != nil {
-		return nil, err
-	}
-	qe, err := compileEngine(ctx, snap, opts)
+	sh, err := engineFor(ctx, opts)
 	if err != nil {
 		return nil, err
 	}
 	e := &Engine{
-		limits:   opts.Limits,
-		qe:       qe,
-		programs: transpile.NewCache(compileCacheEntries, compileCacheBytes),
-		snap:     snap.state,
-		closing:  make(chan struct{}),
+		ownsQE:           opts.private,
+		limits:           opts.Limits,
+		qe:               sh.qe,
+		programs:         transpile.NewCache(compileCacheEntries, compileCacheBytes),
+		snap:             sh.snap,
+		closing:          make(chan struct{}),
+		interruptCounter: sh.interruptCounter,
 	}
-	e.interruptCounter = findInterruptCounter(ctx, qe, snap.state)
 	e.giveBack = newGiveBack(e.closing)
 	if opts.Prewarm > 0 {
 		e.ready = make(chan *quickjs.Instance, opts.Prewarm)
@@ -174,7 +176,7 @@ func (e *Engine) fill() {
 			return
 		default:
 		}
-		in, err := e.qe.Instantiate(context.Background(), idleHost{})
+		in, err := e.qe.InstantiateCapped(context.Background(), idleHost{}, uint64(e.limits.MemoryBytes))
 		if err != nil {
 			return // the engine is closing or broken; runs instantiate their own
 		}
@@ -207,7 +209,7 @@ func (e *Engine) instance(h quickjs.Host, deep bool) (*quickjs.Instance, error) 
 	default:
 		// Warmed like a prewarmed instance: see quickjs.Instance.Warm for
 		// why every instance must be.
-		in, err := e.qe.Instantiate(context.Background(), h)
+		in, err := e.qe.InstantiateCapped(context.Background(), h, uint64(e.limits.MemoryBytes))
 		if err != nil {
 			return nil, err
 		}
@@ -336,7 +338,10 @@ func (e *Engine) Close(ctx context.Context) error {
 				_ = (<-e.ready).Close(ctx)
 			}
 		}
-		return e.qe.Close(ctx)
+		if e.ownsQE {
+			return e.qe.Close(ctx)
+		}
+		// The compiled engine is the process's (engineFor): the next New uses it.
 	}
 	return nil
 }

@@ -36,7 +36,7 @@ func TestHeapGrowthResident(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			e := testEngine(t) // a fresh engine: the run gets a new memory, not one a pool kept resident
+			e := testPrivateEngine(t) // a fresh engine: the run gets a new memory, not one a pool kept resident
 			var (
 				in    *quickjs.Instance
 				sized uint32

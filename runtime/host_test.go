@@ -150,3 +150,14 @@ func TestDetachedRunPanicReachesCaller(t *testing.T) {
 	r.e = &Engine{closing: make(chan struct{})} // no program cache: start dereferences nil
 	require.Panics(t, func() { r.executeDetached() })
 }
+
+// testPrivateEngine is testEngine with a compiled engine, and so a memory
+// pool, of its own (Options.private): for tests that measure memories no
+// other test's runs have used.
+func testPrivateEngine(t testing.TB) *Engine {
+	t.Helper()
+	e, err := New(context.Background(), Options{Limits: testLimits(), CacheDir: testCacheDir(t), private: true})
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, e.Close(context.Background())) })
+	return e
+}

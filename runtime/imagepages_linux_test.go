@@ -57,7 +57,7 @@ func TestImagePagesTouched(t *testing.T) {
 
 func measureImagePages(t *testing.T, p imagePageProgram) {
 	const page = 4096
-	e := testEngine(t)
+	e := testPrivateEngine(t)
 	var (
 		base  uintptr
 		image []byte

@@ -26,7 +26,7 @@ import (
 // mapped, and restores those it wrote in place, so they stay its own.)
 func TestImageShared(t *testing.T) {
 	const page = 4096
-	e := testEngine(t)
+	e := testPrivateEngine(t)
 	shared := e.qe.Shared()
 	require.Positive(t, shared, "the engine shares its image")
 	var mem []byte
@@ -90,24 +90,26 @@ func TestImageShared(t *testing.T) {
 // "Which image pages a run touches"); copied, it would own all 101.
 const imageOwnBound = 64 * 4096
 
-// An engine holds two file descriptors for its shared image (the memory
-// file, and the pool's page map, which its scrub reads); closing the engine
-// closes both: engines made and closed one after another leave the
-// process's descriptors as they were.
+// The compiled engine holds two file descriptors for its shared image (the
+// memory file, and the pool's page map, which its scrub reads), once per
+// process (engineFor): Engines made, used and closed one after another open
+// none of their own, and leave the process's descriptors as they were.
 func TestEngineCloseReleasesImageFiles(t *testing.T) {
 	count := func() int {
 		ents, err := os.ReadDir("/proc/self/fd")
 		require.NoError(t, err)
 		return len(ents)
 	}
-	e := testEngine(t) // the compiled engine cached, as for the ones below
+	e := testEngine(t) // the compiled engine made, as for the ones below
 	require.Positive(t, e.qe.Shared())
 	before := count()
 	for range 5 {
 		e, err := New(context.Background(), Options{Limits: e.limits, CacheDir: testCacheDir(t)})
 		require.NoError(t, err)
 		require.Positive(t, e.qe.Shared())
-		require.Greater(t, count(), before, "an open engine holds its image's files")
+		o, err := e.run(context.Background(), "return 1", nil)
+		require.NoError(t, err)
+		require.Empty(t, o.Kind, o.Message)
 		require.NoError(t, e.Close(context.Background()))
 	}
 	require.LessOrEqual(t, count(), before, "descriptors left by closed engines")
@@ -124,7 +126,7 @@ func TestEngineCloseReleasesImageFiles(t *testing.T) {
 func TestDeepRecursionNotLearned(t *testing.T) {
 	const page = 4096
 	const learnedBound = 128 * page // the image's 88 non-zero pages and its short zero runs
-	e := testEngine(t)
+	e := testPrivateEngine(t)
 	shared := e.qe.Shared()
 	require.Positive(t, shared)
 	owned := func(in *quickjs.Instance) int {

@@ -84,7 +84,8 @@ type Options struct {
 	// Wasm is the module to compile: the pristine QuickJS build or a
 	// rewritten one.
 	Wasm []byte
-	// MemoryLimitPages caps every instance's linear memory (64 KiB pages).
+	// MemoryLimitPages caps every instance's linear memory (64 KiB pages);
+	// Engine.InstantiateCapped caps one instance's lower.
 	MemoryLimitPages uint32
 	// Cache, if set, is used for compilation.
 	Cache wazero.CompilationCache
@@ -126,6 +127,9 @@ type Engine struct {
 	// stack trace, or "" when the module has none.
 	growFrame string
 }
+
+// wasmPageSize is the size of a WebAssembly memory page.
+const wasmPageSize = 64 << 10
 
 // PopulateAfter is how much an instance's memory grows before the engine
 // makes its growth resident at once (linearmem.PoolOptions.PopulateAfter):

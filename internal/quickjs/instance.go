@@ -69,12 +69,24 @@ type Instance struct {
 // used for instantiation only; calls into the instance use the context given
 // to Instance.Bind.
 func (e *Engine) Instantiate(ctx context.Context, host Host) (*Instance, error) {
+	return e.InstantiateCapped(ctx, host, 0)
+}
+
+// InstantiateCapped is Instantiate with the instance's linear memory capped
+// at maxBytes (rounded down to whole 64 KiB pages), below the engine's own
+// cap (Options.MemoryLimitPages); 0 leaves the engine's. A memory.grow past
+// the cap fails, as one past the engine's does, so that one Engine can
+// serve users with different memory budgets.
+func (e *Engine) InstantiateCapped(ctx context.Context, host Host, maxBytes uint64) (*Instance, error) {
 	in := &Instance{host: host}
 	in.ref = &hostRef{host: host, in: in}
 	in.ctx = context.WithValue(context.Background(), hostKey{}, in.ref)
 	// Linear memory is a reserved region committed on growth: growing never
 	// copies the heap, and pages the guest never touches stay unresident.
 	ctx = experimental.WithMemoryAllocator(ctx, experimental.MemoryAllocatorFunc(func(cap, max uint64) experimental.LinearMemory {
+		if capped := maxBytes &^ (wasmPageSize - 1); capped > 0 && capped < max {
+			max = capped
+		}
 		lm := e.alloc.Allocate(cap, max)
 		in.linear, _ = lm.(*linearmem.Memory)
 		return lm
