@@ -268,8 +268,12 @@ type Runtime struct {
 	engine *runtime.Engine
 }
 
-// New validates cfg and compiles the engine. The error names the invalid
-// field and its value.
+// New validates cfg and makes a Runtime. The engine is compiled once per
+// process (per CacheDir, and per whether Prewarm is set) and shared by every
+// Runtime, whatever its budgets: the first New pays for compiling it, or for
+// loading it from CacheDir, and later ones take microseconds, so a host may
+// keep a Runtime per tenant tier. The error names the invalid field and its
+// value.
 func New(cfg Config) (*Runtime, error) {
 	e, err := runtime.New(context.Background(), runtime.Options{Limits: budget.From(cfg), CacheDir: cfg.CacheDir, Prewarm: cfg.Prewarm})
 	if err != nil {
