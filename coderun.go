@@ -142,6 +142,17 @@ type Result struct {
 	Usage Usage `json:"usage,omitzero"`
 }
 
+// Err returns r.Error as an error, or a nil error when the run succeeded.
+// Use it rather than assigning r.Error to an error variable: a nil *Failure
+// stored in an error is not a nil error (see the Go FAQ,
+// https://go.dev/doc/faq#nil_error).
+func (r Result) Err() error {
+	if r.Error == nil {
+		return nil
+	}
+	return r.Error
+}
+
 // Usage is what one run cost, guest and host, measured against the
 // budgets of Config; hosts bill and rate-limit on it.
 type Usage struct {

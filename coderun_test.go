@@ -331,3 +331,21 @@ func TestNewConfigErrorText(t *testing.T) {
 		require.True(t, ok, "wraps the field error")
 	}
 }
+
+// Result.Err is nil after a success, where assigning the nil *Failure to an
+// error would not be, and the Failure after a failure.
+func TestResultErr(t *testing.T) {
+	rt, err := coderun.New(coderun.DefaultConfig())
+	require.NoError(t, err)
+	defer rt.Close(context.Background())
+	res, err := rt.Run(context.Background(), coderun.Request{Program: "return 1"})
+	require.NoError(t, err)
+	var typed error = res.Error
+	require.True(t, typed != nil, "the trap Err avoids: a nil *Failure in an error is not nil")
+	require.NoError(t, res.Err())
+	res, err = rt.Run(context.Background(), coderun.Request{Program: "throw new Error('no')"})
+	require.NoError(t, err)
+	var f *coderun.Failure
+	require.ErrorAs(t, res.Err(), &f)
+	require.Equal(t, coderun.Exception, f.Kind)
+}

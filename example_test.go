@@ -66,7 +66,7 @@ return {hits: a.hits + b.hits}`,
 	if err != nil { // only misuse: a closed Runtime, an invalid binding declaration
 		log.Fatal(err)
 	}
-	fmt.Println(string(res.Value), res.Logs, res.Error)
+	fmt.Println(string(res.Value), res.Logs, res.Err())
 
 	// A failure is a Result too, with a kind and a message a model can act on.
 	res, _ = rt.Run(ctx, coderun.Request{Program: "const n: number = 1\nreturn n.toFixed(200)"})
