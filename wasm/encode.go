@@ -140,19 +140,7 @@ func (m *Module) appendSection(out []byte, id SectionID) []byte {
 	case sectionImport:
 		p = AppendUleb(p, uint64(len(m.Imports)))
 		for _, im := range m.Imports {
-			p = appendName(p, im.Module)
-			p = appendName(p, im.Name)
-			p = append(p, byte(im.Kind))
-			switch im.Kind {
-			case externFunc:
-				p = AppendUleb(p, uint64(im.TypeIndex))
-			case externTable:
-				p = appendTable(p, im.Table)
-			case externMemory:
-				p = appendLimits(p, im.Memory)
-			case ExternGlobal:
-				p = appendGlobalType(p, im.Global)
-			}
+			p = appendImport(p, im)
 		}
 	case sectionFunction:
 		p = AppendUleb(p, uint64(len(m.Funcs)))
@@ -198,29 +186,56 @@ func (m *Module) appendSection(out []byte, id SectionID) []byte {
 	case sectionCode:
 		p = AppendUleb(p, uint64(len(m.Code)))
 		for i := range m.Code {
-			c := &m.Code[i]
-			enc := appendCodeCanonical(nil, c)
-			if bytes.Equal(enc, c.raw.enc) {
-				p = append(p, c.raw.orig...)
-			} else {
-				p = append(p, enc...)
-			}
+			p = appendCode(p, &m.Code[i])
 		}
 	case sectionData:
 		p = AppendUleb(p, uint64(len(m.Data)))
 		for _, d := range m.Data {
-			p = AppendUleb(p, uint64(d.Flags))
-			if d.Flags == 2 {
-				p = AppendUleb(p, uint64(d.Memory))
-			}
-			if d.Flags != 1 {
-				p = appendExpr(p, d.Offset)
-			}
-			p = AppendUleb(p, uint64(len(d.Init)))
-			p = append(p, d.Init...)
+			p = appendData(p, d)
 		}
 	}
 	return appendSectionBytes(out, id, p)
+}
+
+// appendImport appends one entry of the import section.
+func appendImport(p []byte, im Import) []byte {
+	p = appendName(p, im.Module)
+	p = appendName(p, im.Name)
+	p = append(p, byte(im.Kind))
+	switch im.Kind {
+	case externFunc:
+		p = AppendUleb(p, uint64(im.TypeIndex))
+	case externTable:
+		p = appendTable(p, im.Table)
+	case externMemory:
+		p = appendLimits(p, im.Memory)
+	case ExternGlobal:
+		p = appendGlobalType(p, im.Global)
+	}
+	return p
+}
+
+// appendData appends one segment of the data section.
+func appendData(p []byte, d Data) []byte {
+	p = AppendUleb(p, uint64(d.Flags))
+	if d.Flags == 2 {
+		p = AppendUleb(p, uint64(d.Memory))
+	}
+	if d.Flags != 1 {
+		p = appendExpr(p, d.Offset)
+	}
+	p = AppendUleb(p, uint64(len(d.Init)))
+	return append(p, d.Init...)
+}
+
+// appendCode appends one entry of the code section: its original bytes
+// when its canonical encoding is unchanged since Decode.
+func appendCode(p []byte, c *Code) []byte {
+	enc := appendCodeCanonical(nil, c)
+	if bytes.Equal(enc, c.raw.enc) {
+		return append(p, c.raw.orig...)
+	}
+	return append(p, enc...)
 }
 
 func appendElement(p []byte, e Element) []byte {

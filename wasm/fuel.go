@@ -202,34 +202,15 @@ func fuel(m *Module, cfg FuelConfig) error {
 	if err != nil {
 		return err
 	}
-	imported := m.numImportedFuncs()
-	handler := -1 // the handler's position in m.Code
-	if cfg.InterruptHandler != noInterruptHandler {
-		t, ok := m.funcType(cfg.InterruptHandler)
-		if !ok || m.body(cfg.InterruptHandler) == nil {
-			return fmt.Errorf("interrupt handler %d is not a defined function", cfg.InterruptHandler)
-		}
-		want := FuncType{Params: []ValType{i32, i32}, Results: []ValType{i32}}
-		if !t.Equal(want) {
-			return fmt.Errorf("interrupt handler %d has type %v, want (i32, i32) -> i32", cfg.InterruptHandler, t)
-		}
-		handler = int(cfg.InterruptHandler - imported)
+	handler, err := checkFuelTargets(m, cfg)
+	if err != nil {
+		return err
 	}
-	for _, f := range cfg.SkipLoops {
-		if m.body(f) == nil {
-			return fmt.Errorf("skipped function %d is not a defined function", f)
-		}
-	}
-	for _, e := range m.Exports {
-		if e.Name == FuelGlobalExport || e.Name == StopGlobalExport {
-			return fmt.Errorf("export %q already exists", e.Name)
-		}
-	}
-
 	interp, err := planInterpreters(m, cfg.SkipLoops)
 	if err != nil {
 		return err
 	}
+	imported := m.numImportedFuncs()
 	yield := m.insertFuncImport(fuelImportModule, fuelImportName, FuncType{Params: []ValType{i64}, Results: []ValType{i64}})
 	g := m.addGlobal(Global{Type: GlobalType{ValType: i64, Mutable: true}, Init: []Instr{i64Const(0), simple(opEnd)}})
 	if err := m.addExport(Export{Name: FuelGlobalExport, Kind: ExternGlobal, Index: g}); err != nil {
@@ -237,16 +218,7 @@ func fuel(m *Module, cfg FuelConfig) error {
 	}
 	ch := charger{fuel: g, yield: yield}
 	n := len(m.Code) // the functions to instrument; helpers follow
-	var bulk bulkHelpers
-	if countOpsIn(m, opMemoryCopy) > 0 {
-		bulk.copy = m.addFunc(FuncType{Params: []ValType{i32, i32, i32}}, []LocalGroup{{1, i64}, {1, i32}}, bulkCopyBody(ch))
-	}
-	if countOpsIn(m, opMemoryFill) > 0 {
-		bulk.fill = m.addFunc(FuncType{Params: []ValType{i32, i32, i32}}, []LocalGroup{{1, i64}, {1, i32}}, bulkFillBody(ch))
-	}
-	if countOpsIn(m, opMemoryGrow) > 0 {
-		bulk.grow = addGrowHelper(m, ch)
-	}
+	bulk := addBulkHelpers(m, ch)
 	var refill uint32
 	if len(cfg.SkipLoops) > 0 {
 		refill = addRefillHelper(m, ch)
@@ -271,14 +243,67 @@ func fuel(m *Module, cfg FuelConfig) error {
 		}
 	}
 	if handler >= 0 {
-		stop := m.addGlobal(Global{Type: GlobalType{ValType: i32, Mutable: true}, Init: []Instr{i32Const(0), simple(opEnd)}})
-		if err := m.addExport(Export{Name: StopGlobalExport, Kind: ExternGlobal, Index: stop}); err != nil {
-			return err
+		return replaceInterruptHandler(m, handler, ch, cfg.InterruptCost)
+	}
+	return nil
+}
+
+// checkFuelTargets checks the functions cfg names and that the exports Fuel
+// adds are free. It returns the interrupt handler's position in m.Code, or
+// -1 when it is not replaced.
+func checkFuelTargets(m *Module, cfg FuelConfig) (int, error) {
+	handler := -1
+	if cfg.InterruptHandler != noInterruptHandler {
+		t, ok := m.funcType(cfg.InterruptHandler)
+		if !ok || m.body(cfg.InterruptHandler) == nil {
+			return 0, fmt.Errorf("interrupt handler %d is not a defined function", cfg.InterruptHandler)
 		}
-		m.Code[handler] = Code{
-			Locals: []LocalGroup{{Count: 1, Type: i64}},
-			Body:   append(ch.charge(nil, 2, i64Const(cfg.InterruptCost)), indexed(opGlobalGet, stop), simple(opEnd)),
+		want := FuncType{Params: []ValType{i32, i32}, Results: []ValType{i32}}
+		if !t.Equal(want) {
+			return 0, fmt.Errorf("interrupt handler %d has type %v, want (i32, i32) -> i32", cfg.InterruptHandler, t)
 		}
+		handler = int(cfg.InterruptHandler - m.numImportedFuncs())
+	}
+	for _, f := range cfg.SkipLoops {
+		if m.body(f) == nil {
+			return 0, fmt.Errorf("skipped function %d is not a defined function", f)
+		}
+	}
+	for _, e := range m.Exports {
+		if e.Name == FuelGlobalExport || e.Name == StopGlobalExport {
+			return 0, fmt.Errorf("export %q already exists", e.Name)
+		}
+	}
+	return handler, nil
+}
+
+// addBulkHelpers appends the chunking helpers of the bulk memory operations
+// and memory growth that m uses.
+func addBulkHelpers(m *Module, ch charger) bulkHelpers {
+	var bulk bulkHelpers
+	if countOpsIn(m, opMemoryCopy) > 0 {
+		bulk.copy = m.addFunc(FuncType{Params: []ValType{i32, i32, i32}}, []LocalGroup{{1, i64}, {1, i32}}, bulkCopyBody(ch))
+	}
+	if countOpsIn(m, opMemoryFill) > 0 {
+		bulk.fill = m.addFunc(FuncType{Params: []ValType{i32, i32, i32}}, []LocalGroup{{1, i64}, {1, i32}}, bulkFillBody(ch))
+	}
+	if countOpsIn(m, opMemoryGrow) > 0 {
+		bulk.grow = addGrowHelper(m, ch)
+	}
+	return bulk
+}
+
+// replaceInterruptHandler replaces the body of the interrupt handler, at
+// position handler in m.Code, by a charge of cost that returns the stop
+// global, which it adds and exports as StopGlobalExport.
+func replaceInterruptHandler(m *Module, handler int, ch charger, cost int64) error {
+	stop := m.addGlobal(Global{Type: GlobalType{ValType: i32, Mutable: true}, Init: []Instr{i32Const(0), simple(opEnd)}})
+	if err := m.addExport(Export{Name: StopGlobalExport, Kind: ExternGlobal, Index: stop}); err != nil {
+		return err
+	}
+	m.Code[handler] = Code{
+		Locals: []LocalGroup{{Count: 1, Type: i64}},
+		Body:   append(ch.charge(nil, 2, i64Const(cost)), indexed(opGlobalGet, stop), simple(opEnd)),
 	}
 	return nil
 }
@@ -340,95 +365,135 @@ func countOpsIn(m *Module, op Opcode) int {
 // index idx; in an interpreter (saver not nil), it leaves alone the loops
 // in saver.skip and charges the others with saver.
 func instrument(m *Module, idx uint32, saver *savingCharger, cfg FuelConfig, ch charger, bulk bulkHelpers) error {
-	tmp, err := m.addLocal(idx, i64)
-	if err != nil {
+	f := bodyFuel{m: m, idx: idx, saver: saver, cfg: cfg, ch: ch, bulk: bulk, cost: i64Const(cfg.LoopCost)}
+	if err := f.addLocals(); err != nil {
 		return err
 	}
-	// The three i32 operands of a bulk memory operation are saved in
-	// locals while its length is charged.
-	var ops [3]uint32
 	c := m.body(idx)
-	if slices.ContainsFunc(c.Body, func(in Instr) bool { return in.Op == opMemoryCopy || in.Op == opMemoryFill }) {
-		for k := range ops {
-			if ops[k], err = m.addLocal(idx, i32); err != nil {
-				return err
-			}
-		}
-	}
-	cost := i64Const(cfg.LoopCost)
-	// The enclosing blocks, innermost last: opLoop for a loop without
-	// parameters, opBlock for anything else (a branch to a loop with
-	// parameters carries values, which the br_if rewrite cannot pass),
-	// and where each starts.
-	var labels []Opcode
-	var starts []int
-	toLoop := func(label uint32) bool {
-		return uint64(label) < uint64(len(labels)) && labels[len(labels)-1-int(label)] == opLoop
-	}
-	// charge charges the loop that label (or, with -1, the instruction at
-	// pos) starts.
-	charge := func(out []Instr, label int, pos int) []Instr {
-		if saver == nil {
-			return ch.charge(out, tmp, cost)
-		}
-		if label >= 0 {
-			pos = starts[len(starts)-1-label]
-		}
-		return saver.charge(out, pos, cost)
-	}
 	out := make([]Instr, 0, len(c.Body)+len(c.Body)/8)
 	for pos, in := range c.Body {
 		loops := saver == nil || !saver.skip[pos] // whether this instruction, if a loop, is charged
-		switch in.Op {
-		case opLoop:
-			op := opLoop
-			if !loops {
-				op = opBlock // its back edges are left alone
-			} else if bt := in.block(); bt >= 0 {
-				if t, ok := m.typeAt(uint32(bt)); !ok || len(t.Params) > 0 {
-					if cfg.BackEdges {
-						return fmt.Errorf("function %d: loops with parameters are not supported with back-edge charges", idx)
-					}
-					op = opBlock
-				}
-			}
-			labels, starts = append(labels, op), append(starts, pos)
-		case opBlock, opIf:
-			labels, starts = append(labels, in.Op), append(starts, pos)
-		case opEnd:
-			if len(labels) > 0 {
-				labels, starts = labels[:len(labels)-1], starts[:len(starts)-1]
-			}
+		if err := f.track(pos, in, loops); err != nil {
+			return err
 		}
-		backEdges := cfg.BackEdges
-		switch {
-		case in.Op == opLoop && loops && !cfg.BackEdges:
-			out = append(out, in)
-			out = charge(out, -1, pos)
-		case backEdges && in.Op == opBr && toLoop(in.A):
-			out = charge(out, int(in.A), pos)
-			out = append(out, in)
-		case backEdges && in.Op == opBrIf && toLoop(in.A):
-			// if (cond) { charge; br L } — one label deeper.
-			out = append(out, blockInstr(opIf, blockEmpty))
-			out = charge(out, int(in.A), pos)
-			out = append(out, indexed(opBr, in.A+1), simple(opEnd))
-		case backEdges && in.Op == opBrTable && (toLoop(in.A) || slices.ContainsFunc(in.Vec, toLoop)):
-			if saver != nil {
-				return fmt.Errorf("function %d: an interpreter's br_table back to a loop is not supported", idx)
-			}
-			out = ch.charge(out, tmp, cost)
-			out = append(out, in)
-		case in.Op == opMemoryGrow:
-			out = append(out, indexed(opCall, bulk.grow))
-		case in.Op == opMemoryCopy || in.Op == opMemoryFill:
-			out = bulkOp(out, in, ch, bulk, tmp, ops)
-		default:
-			out = append(out, in)
+		var err error
+		if out, err = f.rewrite(out, pos, in, loops); err != nil {
+			return err
 		}
 	}
 	c.Body = out
 	return nil
+}
+
+// bodyFuel is the state of instrument in one function body.
+type bodyFuel struct {
+	m     *Module
+	idx   uint32
+	saver *savingCharger
+	cfg   FuelConfig
+	ch    charger
+	bulk  bulkHelpers
+	cost  Instr     // pushes the loop charge
+	tmp   uint32    // the i64 local of the charges
+	ops   [3]uint32 // the i32 locals of a bulk operation's operands
+	// The enclosing blocks, innermost last: opLoop for a loop without
+	// parameters, opBlock for anything else (a branch to a loop with
+	// parameters carries values, which the br_if rewrite cannot pass),
+	// and where each starts.
+	labels []Opcode
+	starts []int
+}
+
+// addLocals adds the i64 local of the charges and, where the body has a
+// bulk memory operation, the three i32 locals its operands are saved in
+// while its length is charged.
+func (f *bodyFuel) addLocals() error {
+	var err error
+	if f.tmp, err = f.m.addLocal(f.idx, i64); err != nil {
+		return err
+	}
+	c := f.m.body(f.idx)
+	if slices.ContainsFunc(c.Body, func(in Instr) bool { return in.Op == opMemoryCopy || in.Op == opMemoryFill }) {
+		for k := range f.ops {
+			if f.ops[k], err = f.m.addLocal(f.idx, i32); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// track keeps labels and starts up to date with in, at pos; loops says
+// whether in, if a loop, is charged.
+func (f *bodyFuel) track(pos int, in Instr, loops bool) error {
+	switch in.Op {
+	case opLoop:
+		op := opLoop
+		if !loops {
+			op = opBlock // its back edges are left alone
+		} else if bt := in.block(); bt >= 0 {
+			if t, ok := f.m.typeAt(uint32(bt)); !ok || len(t.Params) > 0 {
+				if f.cfg.BackEdges {
+					return fmt.Errorf("function %d: loops with parameters are not supported with back-edge charges", f.idx)
+				}
+				op = opBlock
+			}
+		}
+		f.labels, f.starts = append(f.labels, op), append(f.starts, pos)
+	case opBlock, opIf:
+		f.labels, f.starts = append(f.labels, in.Op), append(f.starts, pos)
+	case opEnd:
+		if len(f.labels) > 0 {
+			f.labels, f.starts = f.labels[:len(f.labels)-1], f.starts[:len(f.starts)-1]
+		}
+	}
+	return nil
+}
+
+// toLoop reports whether a branch to label goes back to a charged loop.
+func (f *bodyFuel) toLoop(label uint32) bool {
+	return uint64(label) < uint64(len(f.labels)) && f.labels[len(f.labels)-1-int(label)] == opLoop
+}
+
+// charge charges the loop that label (or, with -1, the instruction at pos)
+// starts.
+func (f *bodyFuel) charge(out []Instr, label int, pos int) []Instr {
+	if f.saver == nil {
+		return f.ch.charge(out, f.tmp, f.cost)
+	}
+	if label >= 0 {
+		pos = f.starts[len(f.starts)-1-label]
+	}
+	return f.saver.charge(out, pos, f.cost)
+}
+
+// rewrite appends in, at pos, to out with its charge, or what replaces it.
+func (f *bodyFuel) rewrite(out []Instr, pos int, in Instr, loops bool) ([]Instr, error) {
+	backEdges := f.cfg.BackEdges
+	switch {
+	case in.Op == opLoop && loops && !backEdges:
+		out = append(out, in)
+		return f.charge(out, -1, pos), nil
+	case backEdges && in.Op == opBr && f.toLoop(in.A):
+		out = f.charge(out, int(in.A), pos)
+		return append(out, in), nil
+	case backEdges && in.Op == opBrIf && f.toLoop(in.A):
+		// if (cond) { charge; br L } — one label deeper.
+		out = append(out, blockInstr(opIf, blockEmpty))
+		out = f.charge(out, int(in.A), pos)
+		return append(out, indexed(opBr, in.A+1), simple(opEnd)), nil
+	case backEdges && in.Op == opBrTable && (f.toLoop(in.A) || slices.ContainsFunc(in.Vec, f.toLoop)):
+		if f.saver != nil {
+			return nil, fmt.Errorf("function %d: an interpreter's br_table back to a loop is not supported", f.idx)
+		}
+		out = f.ch.charge(out, f.tmp, f.cost)
+		return append(out, in), nil
+	case in.Op == opMemoryGrow:
+		return append(out, indexed(opCall, f.bulk.grow)), nil
+	case in.Op == opMemoryCopy || in.Op == opMemoryFill:
+		return bulkOp(out, in, f.ch, f.bulk, f.tmp, f.ops), nil
+	}
+	return append(out, in), nil
 }
 
 // bulkOp appends the charged form of in, a memory.copy or memory.fill

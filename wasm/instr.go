@@ -68,158 +68,220 @@ func blockInstr(op Opcode, bt blockType) Instr { return Instr{Op: op, C: uint64(
 // decodeInstr decodes one instruction at the start of b. base is the module
 // offset of b, for error messages.
 func decodeInstr(b []byte, base int) (Instr, int, error) {
+	op, n, err := decodeOpcode(b, base)
+	if err != nil {
+		return Instr{}, 0, err
+	}
+	r := immReader{b: b, n: n}
+	in, err := r.immediates(op)
+	if err != nil {
+		return Instr{}, 0, fmt.Errorf("offset %#x: opcode %s: %w", base, op, err)
+	}
+	return in, r.n, nil
+}
+
+// decodeOpcode decodes the opcode at the start of b (a 0xFC prefix and its
+// sub-opcode included) and returns it with the bytes it takes. It refuses
+// an opcode whose immediates are not known.
+func decodeOpcode(b []byte, base int) (Opcode, int, error) {
 	if len(b) == 0 {
-		return Instr{}, 0, fmt.Errorf("offset %#x: %w", base, errEOF)
+		return 0, 0, fmt.Errorf("offset %#x: %w", base, errEOF)
 	}
 	op := Opcode(b[0])
 	n := 1
 	if b[0] == prefixMisc {
 		sub, k, err := readUleb(b[1:], 32)
 		if err != nil {
-			return Instr{}, 0, fmt.Errorf("offset %#x: 0xfc sub-opcode: %w", base, err)
+			return 0, 0, fmt.Errorf("offset %#x: 0xfc sub-opcode: %w", base, err)
 		}
 		n += k
 		if sub > 0xff || miscImmKind(uint32(sub)) == immInvalid {
-			return Instr{}, 0, fmt.Errorf("offset %#x: unsupported opcode 0xfc %d", base, sub)
+			return 0, 0, fmt.Errorf("offset %#x: unsupported opcode 0xfc %d", base, sub)
 		}
 		op = prefixMisc<<8 | Opcode(sub)
 	}
+	if immKindOf(op) == immInvalid {
+		return 0, 0, fmt.Errorf("offset %#x: unsupported opcode %s", base, op)
+	}
+	return op, n, nil
+}
+
+// immReader reads the immediates of one instruction from b, from offset n
+// on; n ends after the last byte read.
+type immReader struct {
+	b []byte
+	n int
+}
+
+// immediates reads the immediates of op, whose shape immKindOf gives, into
+// an Instr. A switch rather than a table of functions keeps r on the stack:
+// a call through a function value would make it escape, one allocation per
+// instruction.
+func (r *immReader) immediates(op Opcode) (Instr, error) {
 	in := Instr{Op: op}
-	kind := immKindOf(op)
-	if kind == immInvalid {
-		return Instr{}, 0, fmt.Errorf("offset %#x: unsupported opcode %s", base, op)
-	}
-	fail := func(what string, err error) (Instr, int, error) {
-		return Instr{}, 0, fmt.Errorf("offset %#x: opcode %s: %s: %w", base, op, what, err)
-	}
-	u32 := func(what string) (uint32, error) {
-		v, k, err := readUleb(b[n:], 32)
-		if err != nil {
-			return 0, lebError(what, err)
-		}
-		n += k
-		return uint32(v), nil
-	}
-	zero := func() error {
-		if n >= len(b) {
-			return errEOF
-		}
-		if b[n] != 0 {
-			return fmt.Errorf("memory index %d (only 0 is supported)", b[n])
-		}
-		n++
-		return nil
-	}
 	var err error
-	switch kind {
-	case immNone:
+	switch immKindOf(op) {
 	case immBlock:
-		v, k, e := readSleb(b[n:], 33)
-		if e != nil {
-			return fail("block type", e)
+		if in.C, err = r.blockType(); err != nil {
+			return Instr{}, fmt.Errorf("block type: %w", err)
 		}
-		if v < 0 && v != int64(blockEmpty) && !isValType(byte(v&0x7f)) {
-			return fail("block type", fmt.Errorf("invalid block type %d", v))
-		}
-		in.C = uint64(v)
-		n += k
 	case immIndex:
-		in.A, err = u32("index")
+		in.A, err = r.u32("index")
 	case immBrTable:
-		var cnt uint32
-		if cnt, err = u32("label count"); err != nil {
-			break
-		}
-		if uint64(cnt) > uint64(len(b)-n) { // each label takes at least a byte
-			err = fmt.Errorf("label count %d: %w", cnt, errEOF)
-			break
-		}
-		in.Vec = make([]uint32, cnt)
-		for i := range in.Vec {
-			if in.Vec[i], err = u32("label"); err != nil {
-				break
-			}
-		}
-		if err == nil {
-			in.A, err = u32("default label")
-		}
+		in.Vec, in.A, err = r.labels()
 	case immCallInd:
-		if in.A, err = u32("type index"); err == nil {
-			in.B, err = u32("table index")
-		}
+		in.A, in.B, err = r.u32Pair("type index", "table index")
 	case immMemarg:
-		if in.A, err = u32("alignment"); err == nil {
-			in.B, err = u32("offset")
-		}
+		in.A, in.B, err = r.u32Pair("alignment", "offset")
 	case immZeroByte:
-		err = zero()
+		err = r.zero()
 	case immZero2:
-		if err = zero(); err == nil {
-			err = zero()
+		if err = r.zero(); err == nil {
+			err = r.zero()
 		}
 	case immI32:
-		v, k, e := readSleb(b[n:], 32)
-		in.C, n, err = uint64(v), n+k, e
+		in.C, err = r.sleb(32)
 	case immI64:
-		v, k, e := readSleb(b[n:], 64)
-		in.C, n, err = uint64(v), n+k, e
+		in.C, err = r.sleb(64)
 	case immF32:
-		if len(b)-n < 4 {
-			err = errEOF
-			break
-		}
-		in.C = uint64(binary.LittleEndian.Uint32(b[n:]))
-		n += 4
+		in.C, err = r.fixed(4)
 	case immF64:
-		if len(b)-n < 8 {
-			err = errEOF
-			break
-		}
-		in.C = binary.LittleEndian.Uint64(b[n:])
-		n += 8
+		in.C, err = r.fixed(8)
 	case immSelectT:
-		var cnt uint32
-		if cnt, err = u32("type count"); err != nil {
-			break
-		}
-		if uint64(cnt) > uint64(len(b)-n) {
-			err = fmt.Errorf("type count %d: %w", cnt, errEOF)
-			break
-		}
-		in.Vec = make([]uint32, cnt)
-		for i := range in.Vec {
-			t := b[n]
-			if !isValType(t) {
-				err = fmt.Errorf("invalid value type %#x", t)
-				break
-			}
-			in.Vec[i] = uint32(t)
-			n++
-		}
+		in.Vec, err = r.valTypes()
 	case immRefType:
-		if n >= len(b) {
-			err = errEOF
-			break
-		}
-		if t := ValType(b[n]); t != funcRef && t != externRef {
-			err = fmt.Errorf("invalid reference type %#x", b[n])
-			break
-		}
-		in.A = uint32(b[n])
-		n++
+		in.A, err = r.refType()
 	case immIndexZero:
-		if in.A, err = u32("index"); err == nil {
-			err = zero()
+		if in.A, err = r.u32("index"); err == nil {
+			err = r.zero()
 		}
 	case immIndex2:
-		if in.A, err = u32("first index"); err == nil {
-			in.B, err = u32("second index")
-		}
+		in.A, in.B, err = r.u32Pair("first index", "second index")
 	}
 	if err != nil {
-		return fail("immediate", err)
+		return Instr{}, fmt.Errorf("immediate: %w", err)
 	}
-	return in, n, nil
+	return in, nil
+}
+
+// u32 reads an unsigned 32-bit LEB128 number; what names it in an error.
+func (r *immReader) u32(what string) (uint32, error) {
+	v, k, err := readUleb(r.b[r.n:], 32)
+	if err != nil {
+		return 0, lebError(what, err)
+	}
+	r.n += k
+	return uint32(v), nil
+}
+
+// u32Pair reads two unsigned 32-bit LEB128 numbers, named first and second.
+func (r *immReader) u32Pair(first, second string) (uint32, uint32, error) {
+	a, err := r.u32(first)
+	if err != nil {
+		return 0, 0, err
+	}
+	b, err := r.u32(second)
+	return a, b, err
+}
+
+// zero reads a reserved memory-index byte, which must be zero.
+func (r *immReader) zero() error {
+	if r.n >= len(r.b) {
+		return errEOF
+	}
+	if r.b[r.n] != 0 {
+		return fmt.Errorf("memory index %d (only 0 is supported)", r.b[r.n])
+	}
+	r.n++
+	return nil
+}
+
+// blockType reads the block type of a block, loop or if (an s33).
+func (r *immReader) blockType() (uint64, error) {
+	v, k, err := readSleb(r.b[r.n:], 33)
+	if err != nil {
+		return 0, err
+	}
+	if v < 0 && v != int64(blockEmpty) && !isValType(byte(v&0x7f)) {
+		return 0, fmt.Errorf("invalid block type %d", v)
+	}
+	r.n += k
+	return uint64(v), nil
+}
+
+// sleb reads a signed LEB128 number of at most bits bits, sign-extended.
+func (r *immReader) sleb(bits uint) (uint64, error) {
+	v, k, err := readSleb(r.b[r.n:], bits)
+	r.n += k
+	return uint64(v), err
+}
+
+// fixed reads a little-endian number of size bytes (4 or 8: the bits of
+// an f32 or f64).
+func (r *immReader) fixed(size int) (uint64, error) {
+	if len(r.b)-r.n < size {
+		return 0, errEOF
+	}
+	var v uint64
+	if size == 4 {
+		v = uint64(binary.LittleEndian.Uint32(r.b[r.n:]))
+	} else {
+		v = binary.LittleEndian.Uint64(r.b[r.n:])
+	}
+	r.n += size
+	return v, nil
+}
+
+// labels reads the immediates of a br_table: the targets, then the default.
+func (r *immReader) labels() ([]uint32, uint32, error) {
+	cnt, err := r.u32("label count")
+	if err != nil {
+		return nil, 0, err
+	}
+	if uint64(cnt) > uint64(len(r.b)-r.n) { // each label takes at least a byte
+		return nil, 0, fmt.Errorf("label count %d: %w", cnt, errEOF)
+	}
+	vec := make([]uint32, cnt)
+	for i := range vec {
+		if vec[i], err = r.u32("label"); err != nil {
+			return nil, 0, err
+		}
+	}
+	def, err := r.u32("default label")
+	return vec, def, err
+}
+
+// valTypes reads the value types of a typed select.
+func (r *immReader) valTypes() ([]uint32, error) {
+	cnt, err := r.u32("type count")
+	if err != nil {
+		return nil, err
+	}
+	if uint64(cnt) > uint64(len(r.b)-r.n) {
+		return nil, fmt.Errorf("type count %d: %w", cnt, errEOF)
+	}
+	vec := make([]uint32, cnt)
+	for i := range vec {
+		t := r.b[r.n]
+		if !isValType(t) {
+			return nil, fmt.Errorf("invalid value type %#x", t)
+		}
+		vec[i] = uint32(t)
+		r.n++
+	}
+	return vec, nil
+}
+
+// refType reads the reference type of a ref.null.
+func (r *immReader) refType() (uint32, error) {
+	if r.n >= len(r.b) {
+		return 0, errEOF
+	}
+	if t := ValType(r.b[r.n]); t != funcRef && t != externRef {
+		return 0, fmt.Errorf("invalid reference type %#x", r.b[r.n])
+	}
+	r.n++
+	return uint32(r.b[r.n-1]), nil
 }
 
 // isValType reports whether t encodes a value type.
