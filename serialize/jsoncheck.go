@@ -111,10 +111,6 @@ func check(b []byte, p *pacer) error {
 		slotsBuf [128]uint32
 		arenaBuf [64]byte
 	)
-	kinds := kindsBuf[:0] // open containers, innermost last
-	objs := objsBuf[:0]   // open objects, innermost last
-	ks := keyStack{keys: keysBuf[:0], slots: slotsBuf[:0], arena: arenaBuf[:0]}
-
 	i := p.skipSpace(b, 0)
 	if p.err != nil {
 		return p.err
@@ -122,7 +118,17 @@ func check(b []byte, p *pacer) error {
 	if i == len(b) {
 		return syntaxError(i, "empty input")
 	}
+	ks := keyStack{keys: keysBuf[:0], slots: slotsBuf[:0], arena: arenaBuf[:0]}
+	return checkValues(b, i, p, kindsBuf[:0], objsBuf[:0], ks)
+}
+
+// checkValues checks the value at b[i], which is not whitespace, and what
+// follows it to the end of b. kinds holds the open containers and objs the
+// open objects, innermost last, both empty on entry; like ks, they are
+// passed by value so that the arrays check starts them in stay on the stack.
+func checkValues(b []byte, i int, p *pacer, kinds []byte, objs []object, ks keyStack) error {
 	var err error
+	var k keyRef // the key just read
 value:
 	for {
 		if i >= len(b) {
@@ -145,7 +151,6 @@ value:
 			}
 			kinds = append(kinds, inObject)
 			objs = append(objs, object{keys: len(ks.keys), arena: len(ks.arena)})
-			var k keyRef
 			if k, i, ks.arena, err = checkKey(b, i, ks.arena, p); err != nil {
 				return err
 			}
@@ -159,20 +164,10 @@ value:
 			}
 			kinds = append(kinds, inArray)
 			continue value
-		case ch == 't':
-			if i, err = checkLiteral(b, i, "true"); err != nil {
-				return err
-			}
-		case ch == 'f':
-			if i, err = checkLiteral(b, i, "false"); err != nil {
-				return err
-			}
-		case ch == 'n':
-			if i, err = checkLiteral(b, i, "null"); err != nil {
-				return err
-			}
 		default:
-			return unexpected(b, i)
+			if i, err = checkWord(b, i); err != nil {
+				return err
+			}
 		}
 
 		// After a value: close containers until a comma or the end.
@@ -182,14 +177,8 @@ value:
 				return p.err
 			}
 			depth := len(kinds)
-			if depth == 0 {
-				if i < len(b) {
-					return unexpected(b, i)
-				}
-				return nil
-			}
-			if i >= len(b) {
-				return syntaxError(i, "unexpected end of input")
+			if depth == 0 || i >= len(b) {
+				return checkEnd(b, i, depth)
 			}
 			kind := kinds[depth-1]
 			switch ch := b[i]; {
@@ -197,7 +186,6 @@ value:
 				i = p.skipSpace(b, i+1)
 				if kind == inObject {
 					off := i
-					var k keyRef
 					if k, i, ks.arena, err = checkKey(b, i, ks.arena, p); err != nil {
 						return err
 					}
@@ -208,11 +196,7 @@ value:
 				continue value
 			case ch == ']' && kind == inArray:
 			case ch == '}' && kind == inObject:
-				o := objs[len(objs)-1]
-				objs = objs[:len(objs)-1]
-				ks.keys = ks.keys[:o.keys]
-				ks.arena = ks.arena[:o.arena]
-				ks.slots = ks.slots[:len(ks.slots)-o.size]
+				objs, ks = objs[:len(objs)-1], ks.pop(objs[len(objs)-1])
 			default:
 				return unexpected(b, i)
 			}
@@ -220,6 +204,33 @@ value:
 			i++
 		}
 	}
+}
+
+// checkEnd is the error, if any, when the outermost value has ended at
+// b[i] (depth 0: nothing but whitespace may follow, and i is past it) or
+// when b ends at i with depth containers open.
+func checkEnd(b []byte, i, depth int) error {
+	if depth > 0 {
+		return syntaxError(i, "unexpected end of input")
+	}
+	if i < len(b) {
+		return unexpected(b, i)
+	}
+	return nil
+}
+
+// checkWord checks the true, false or null at b[i] and returns the offset
+// just past it.
+func checkWord(b []byte, i int) (int, error) {
+	switch b[i] {
+	case 't':
+		return checkLiteral(b, i, "true")
+	case 'f':
+		return checkLiteral(b, i, "false")
+	case 'n':
+		return checkLiteral(b, i, "null")
+	}
+	return i, unexpected(b, i)
 }
 
 // Container kinds on CheckJSON's stack.
@@ -264,6 +275,15 @@ func (k keyRef) bytes(b, arena []byte) []byte {
 		return arena[^k.off:k.end]
 	}
 	return b[k.off:k.end]
+}
+
+// pop drops the keys, hash table and escaped keys of o, the innermost
+// object, which closes.
+func (ks keyStack) pop(o object) keyStack {
+	ks.keys = ks.keys[:o.keys]
+	ks.arena = ks.arena[:o.arena]
+	ks.slots = ks.slots[:len(ks.slots)-o.size]
+	return ks
 }
 
 // add records k, whose opening quote is at offset off, as a key of the
@@ -504,69 +524,106 @@ const maxSafe = "9007199254740992"
 
 // checkNumber checks the number at b[i] and returns the offset just past it.
 func checkNumber(b []byte, i int, pc *pacer) (int, error) {
-	start := i
-	neg := b[i] == '-'
-	if neg {
+	n := numberSpan{start: i, neg: b[i] == '-'}
+	if n.neg {
 		i++
 	}
-	intStart := i
+	n.intStart = i
 	switch {
 	case i < len(b) && b[i] == '0':
 		i++
 		if i < len(b) && b[i] >= '0' && b[i] <= '9' {
-			return i, syntaxError(start, "invalid number, leading zero")
+			return i, syntaxError(n.start, "invalid number, leading zero")
 		}
 	case i < len(b) && b[i] >= '1' && b[i] <= '9':
 		i = pc.skipDigits(b, i+1)
 	default:
-		return i, syntaxError(start, "invalid number")
+		return i, syntaxError(n.start, "invalid number")
 	}
-	intEnd := i
-	fracStart, fracEnd := i, i
-	if i < len(b) && b[i] == '.' {
-		fracStart = i + 1
-		fracEnd = pc.skipDigits(b, fracStart)
-		if fracEnd == fracStart {
-			return i, syntaxError(start, "invalid number, expected a digit after '.'")
-		}
-		i = fracEnd
-	}
-	exp := int64(0)
-	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
-		i++
-		expNeg := false
-		if i < len(b) && (b[i] == '+' || b[i] == '-') {
-			expNeg = b[i] == '-'
-			i++
-		}
-		digits := i
-		i = pc.skipDigits(b, i)
-		for j := digits; j < i && exp < 1<<40; j++ { // saturate: beyond this the answer is the same
-			exp = exp*10 + int64(b[j]-'0')
-		}
-		if i == digits {
-			return i, syntaxError(start, "invalid number, expected a digit in exponent")
-		}
-		if expNeg {
-			exp = -exp
+	n.intEnd, n.fracStart, n.fracEnd, n.end = i, i, i, i
+	if i < len(b) && (b[i] == '.' || b[i] == 'e' || b[i] == 'E') {
+		if err := scanNumberTail(b, &n, pc); err != nil {
+			return n.end, err
 		}
 	}
-	end := i
 	if pc.err != nil {
-		return end, pc.err
+		return n.end, pc.err
 	}
-
 	// Fast path: a short integer.
-	if end == intEnd && intEnd-intStart < len(maxSafe) {
-		if neg && b[intStart] == '0' {
-			return end, numberError(b, errNegativeZero, start, end)
+	if n.end == n.intEnd && n.intEnd-n.intStart < len(maxSafe) {
+		if n.neg && b[n.intStart] == '0' {
+			return n.end, numberError(b, errNegativeZero, n.start, n.end)
 		}
-		return end, nil
+		return n.end, nil
 	}
+	return n.end, checkMagnitude(b, &n, pc)
+}
 
+// numberSpan locates the parts of a JSON number in its text.
+type numberSpan struct {
+	start, end         int   // the number
+	neg                bool  // whether it starts with '-'
+	intStart, intEnd   int   // its integer digits
+	fracStart, fracEnd int   // its fraction digits; both intEnd without a fraction
+	exp                int64 // its exponent, saturated at about 2^40 in magnitude
+}
+
+// scanNumberTail checks the syntax of the fraction and exponent of n, which
+// follow its integer digits, and locates them. On error, n.end is where the
+// scan stopped.
+func scanNumberTail(b []byte, n *numberSpan, pc *pacer) error {
+	i := n.intEnd
+	if i < len(b) && b[i] == '.' {
+		n.fracStart = i + 1
+		n.fracEnd = pc.skipDigits(b, n.fracStart)
+		if n.fracEnd == n.fracStart {
+			n.end = i
+			return syntaxError(n.start, "invalid number, expected a digit after '.'")
+		}
+		i = n.fracEnd
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		var ok bool
+		if i, n.exp, ok = scanExponent(b, i+1, pc); !ok {
+			n.end = i
+			return syntaxError(n.start, "invalid number, expected a digit in exponent")
+		}
+	}
+	n.end = i
+	return nil
+}
+
+// scanExponent reads the exponent whose optional sign or first digit is at
+// b[i] and returns the offset just past it and its value, saturated (beyond
+// about 2^40 the answer is the same); false if it has no digits.
+func scanExponent(b []byte, i int, pc *pacer) (int, int64, bool) {
+	neg := false
+	if i < len(b) && (b[i] == '+' || b[i] == '-') {
+		neg = b[i] == '-'
+		i++
+	}
+	digits := i
+	i = pc.skipDigits(b, i)
+	exp := int64(0)
+	for j := digits; j < i && exp < 1<<40; j++ {
+		exp = exp*10 + int64(b[j]-'0')
+	}
+	if i == digits {
+		return i, 0, false
+	}
+	if neg {
+		exp = -exp
+	}
+	return i, exp, true
+}
+
+// checkMagnitude checks that the number n, syntactically valid, is neither
+// beyond 2^53 in magnitude, nor beyond float64, nor negative zero.
+func checkMagnitude(b []byte, n *numberSpan, pc *pacer) error {
+	start, end, fracEnd := n.start, n.end, n.fracEnd
 	// The value is 0.d1d2d3... × 10^p, where d1 is the first nonzero digit.
-	lead, first := 0, intStart
-	if fracEnd-intStart <= 64 {
+	lead, first := 0, n.intStart
+	if fracEnd-n.intStart <= 64 {
 		for ; first < fracEnd; first++ {
 			if b[first] == '.' {
 				continue
@@ -577,41 +634,41 @@ func checkNumber(b []byte, i int, pc *pacer) (int, error) {
 			lead++
 		}
 	} else {
-		lead, first = pc.leadingZeros(b[intStart:fracEnd])
-		first += intStart
+		lead, first = pc.leadingZeros(b[n.intStart:fracEnd])
+		first += n.intStart
 		if pc.err != nil {
-			return end, pc.err
+			return pc.err
 		}
 	}
-	digits := (intEnd - intStart) + (fracEnd - fracStart)
+	digits := (n.intEnd - n.intStart) + (fracEnd - n.fracStart)
 	if lead == digits { // zero
-		if neg {
-			return end, numberError(b, errNegativeZero, start, end)
+		if n.neg {
+			return numberError(b, errNegativeZero, start, end)
 		}
-		return end, nil
+		return nil
 	}
-	p := int64(intEnd-intStart-lead) + exp
+	p := int64(n.intEnd-n.intStart-lead) + n.exp
 	switch {
 	case p > 309:
-		return end, numberError(b, errNumberOverflow, start, end)
+		return numberError(b, errNumberOverflow, start, end)
 	case p == 309:
 		if _, err := pc.parseFloat(b, start, end, first, fracEnd, p); err != nil {
-			return end, numberError(b, errNumberOverflow, start, end)
+			return numberError(b, errNumberOverflow, start, end)
 		}
-		return end, pc.unsafeInteger(b, start, end)
+		return pc.unsafeInteger(b, start, end)
 	case p > int64(len(maxSafe)):
-		return end, pc.unsafeInteger(b, start, end)
+		return pc.unsafeInteger(b, start, end)
 	case p == int64(len(maxSafe)):
 		if !atMostMaxSafe(b[first:fracEnd], pc) {
-			return end, pc.unsafeInteger(b, start, end)
+			return pc.unsafeInteger(b, start, end)
 		}
-	case neg && p < -320:
+	case n.neg && p < -320:
 		// Might round to -0; the smallest float64 is about 4.9e-324.
 		if f, _ := pc.parseFloat(b, start, end, first, fracEnd, p); f == 0 {
-			return end, numberError(b, errNegativeZero, start, end)
+			return numberError(b, errNegativeZero, start, end)
 		}
 	}
-	return end, nil
+	return nil
 }
 
 // atMostMaxSafe reports whether the significant digits m (with at most one
