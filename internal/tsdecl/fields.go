@@ -48,24 +48,9 @@ func jsonFields(t reflect.Type) []jsonField {
 
 			for i := range q.typ.NumField() {
 				sf := q.typ.Field(i)
-				if sf.Anonymous {
-					et := sf.Type
-					if et.Kind() == reflect.Pointer {
-						et = et.Elem()
-					}
-					if !sf.IsExported() && et.Kind() != reflect.Struct {
-						continue
-					}
-				} else if !sf.IsExported() {
+				name, opts, ok := fieldTag(sf)
+				if !ok {
 					continue
-				}
-				tag := sf.Tag.Get("json")
-				if tag == "-" {
-					continue
-				}
-				name, opts, _ := strings.Cut(tag, ",")
-				if !isValidJSONTag(name) {
-					name = ""
 				}
 				index := append(slices.Clip(q.index), i)
 
@@ -110,6 +95,40 @@ func jsonFields(t reflect.Type) []jsonField {
 		}
 	}
 
+	return dominantFields(fields)
+}
+
+// fieldTag returns the name (empty when the json tag gives none) and the
+// options of the json tag of sf; false if encoding/json skips sf: it is
+// unexported and not an embedded struct, or tagged "-".
+func fieldTag(sf reflect.StructField) (name, opts string, ok bool) {
+	if sf.Anonymous {
+		et := sf.Type
+		if et.Kind() == reflect.Pointer {
+			et = et.Elem()
+		}
+		if !sf.IsExported() && et.Kind() != reflect.Struct {
+			return "", "", false
+		}
+	} else if !sf.IsExported() {
+		return "", "", false
+	}
+	tag := sf.Tag.Get("json")
+	if tag == "-" {
+		return "", "", false
+	}
+	name, opts, _ = strings.Cut(tag, ",")
+	if !isValidJSONTag(name) {
+		name = ""
+	}
+	return name, opts, true
+}
+
+// dominantFields applies Go's dominance rules, modified by json tags, to
+// fields: of the fields with one name, the shallowest wins, a tagged one
+// before an untagged one; two equally shallow and equally tagged hide each
+// other. It returns the winners in field index order.
+func dominantFields(fields []jsonField) []jsonField {
 	slices.SortFunc(fields, func(a, b jsonField) int {
 		if c := strings.Compare(a.name, b.name); c != 0 {
 			return c

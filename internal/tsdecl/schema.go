@@ -282,30 +282,13 @@ type tsProperty struct {
 // maxInlineObject is the longest object type rendered on one line.
 const maxInlineObject = 72
 
+// renderObject renders the object schema s as an object type: its
+// properties, then an index signature for its patternProperties and
+// additionalProperties.
 func (r *schemaRenderer) renderObject(s map[string]any, indent string, depth int) rendered {
 	inner := indent + "  "
 	props, _ := s["properties"].(map[string]any)
-	required := map[string]bool{}
-	var order []string
-	if req, ok := s["required"].([]any); ok {
-		for _, v := range req {
-			if name, ok := v.(string); ok && !required[name] {
-				required[name] = true
-				if _, declared := props[name]; declared {
-					order = append(order, name)
-				}
-			}
-		}
-	}
-	var optional []string
-	for name := range props {
-		if !required[name] {
-			optional = append(optional, name)
-		}
-	}
-	slices.Sort(optional)
-	order = append(order, optional...)
-
+	order, required := propertyOrder(s, props)
 	var fields []tsProperty
 	for _, name := range order {
 		p := props[name]
@@ -343,7 +326,38 @@ func (r *schemaRenderer) renderObject(s map[string]any, indent string, depth int
 	if len(fields) == 0 {
 		return primary("{}")
 	}
+	return layoutObject(fields, indent, inner)
+}
 
+// propertyOrder returns the names of the properties props of the object
+// schema s in the order they are rendered (the required ones in the order
+// of s's "required", then the others sorted), and the set of the required.
+func propertyOrder(s, props map[string]any) ([]string, map[string]bool) {
+	required := map[string]bool{}
+	var order []string
+	if req, ok := s["required"].([]any); ok {
+		for _, v := range req {
+			if name, ok := v.(string); ok && !required[name] {
+				required[name] = true
+				if _, declared := props[name]; declared {
+					order = append(order, name)
+				}
+			}
+		}
+	}
+	var optional []string
+	for name := range props {
+		if !required[name] {
+			optional = append(optional, name)
+		}
+	}
+	slices.Sort(optional)
+	return append(order, optional...), required
+}
+
+// layoutObject renders an object type of fields: on one line when it is
+// short and has no doc comments, else one field a line, indented by inner.
+func layoutObject(fields []tsProperty, indent, inner string) rendered {
 	multiline := false
 	parts := make([]string, len(fields))
 	for i, f := range fields {
