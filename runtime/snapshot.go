@@ -159,9 +159,19 @@ func buildSnapshot(ctx context.Context, hardened []byte, prelude string) (*snaps
 	}
 	trim.Stripped, trim.StripErr = bc.stripped, bc.stripErr
 
-	m, err := wasm.Decode(hardened)
+	module, err := captureModule(in, hardened)
 	if err != nil {
 		return fail(err)
+	}
+	return &snapshot{module: module, state: st, trim: trim}, nil
+}
+
+// captureModule returns hardened with the memory and the mutable globals of
+// in, an instance of it, as their initial values (see wasm.Snapshot).
+func captureModule(in *quickjs.Instance, hardened []byte) ([]byte, error) {
+	m, err := wasm.Decode(hardened)
+	if err != nil {
+		return nil, err
 	}
 	globals := make([]uint64, len(m.Globals))
 	names := map[uint32]string{}
@@ -176,7 +186,7 @@ func buildSnapshot(ctx context.Context, hardened []byte, prelude string) (*snaps
 		}
 		name, ok := names[uint32(i)]
 		if !ok {
-			return fail(fmt.Errorf("mutable global %d is not exported", i))
+			return nil, fmt.Errorf("mutable global %d is not exported", i)
 		}
 		if name == wasm.FuelGlobalExport {
 			continue // 0: the first fuel check yields and gets the run's first slice
@@ -185,16 +195,12 @@ func buildSnapshot(ctx context.Context, hardened []byte, prelude string) (*snaps
 	}
 	image, ok := in.Memory().Read(0, in.Memory().Size())
 	if !ok {
-		return fail(errors.New("reading memory"))
+		return nil, errors.New("reading memory")
 	}
 	if err := wasm.Snapshot(m, image, globals); err != nil {
-		return fail(err)
+		return nil, err
 	}
-	module, err := m.Encode()
-	if err != nil {
-		return fail(err)
-	}
-	return &snapshot{module: module, state: st, trim: trim}, nil
+	return m.Encode()
 }
 
 // preludeBytecode is the prelude compiled for the snapshot instance.
