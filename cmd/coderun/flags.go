@@ -34,7 +34,7 @@ var configUsage = budgetUsage()
 // budgets.
 func hostUsage() map[string]string {
 	return map[string]string{
-		"CacheDir": "`DIR` caching the compiled QuickJS module and snapshot between processes (\"\" disables the cache)",
+		"CacheDir": "`DIR` caching wazero's compiled code of the engine between processes (\"\" disables the cache)",
 		"Prewarm":  "instances kept instantiated ahead of time (0 disables the pool)",
 	}
 }

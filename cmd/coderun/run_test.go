@@ -81,7 +81,7 @@ func TestHelp(t *testing.T) {
 		{args: []string{"--help"}, stdout: []string{"usage: coderun run [flags] FILE", "coderun help [COMMAND]"}},
 		{args: []string{"-h"}, stdout: []string{"usage: coderun run"}},
 		{args: []string{"help"}, stdout: []string{"usage: coderun run"}},
-		{args: []string{"help", "run"}, stdout: []string{"usage: coderun run [flags] FILE", "--memory SIZE", "(default 256MiB)", "--wall-time DURATION", "(default 10m0s)", "A SIZE is"}},
+		{args: []string{"help", "run"}, stdout: []string{"usage: coderun run [flags] FILE", "--cache-dir DIR", "caching wazero's compiled code of the engine between processes", "--memory SIZE", "(default 256MiB)", "--wall-time DURATION", "(default 10m0s)", "A SIZE is"}},
 		{args: []string{"run", "--help"}, stdout: []string{"usage: coderun run [flags] FILE", "--max-output SIZE"}},
 		{args: []string{"run", "-h", "x.ts"}, stdout: []string{"usage: coderun run"}},
 		{args: []string{"help", "mcp"}, stdout: []string{"usage: coderun mcp", "--config FILE", "--http ADDR", "--max-concurrent-calls N", "--upstream NAME=COMMAND"}},
