@@ -198,7 +198,7 @@ func (r *immReader) zero() error {
 
 // blockType reads the block type of a block, loop or if (an s33).
 func (r *immReader) blockType() (uint64, error) {
-	v, k, err := readSleb(r.b[r.n:], 33)
+	v, k, err := ReadSleb(r.b[r.n:], 33)
 	if err != nil {
 		return 0, err
 	}
@@ -211,7 +211,7 @@ func (r *immReader) blockType() (uint64, error) {
 
 // sleb reads a signed LEB128 number of at most bits bits, sign-extended.
 func (r *immReader) sleb(bits uint) (uint64, error) {
-	v, k, err := readSleb(r.b[r.n:], bits)
+	v, k, err := ReadSleb(r.b[r.n:], bits)
 	r.n += k
 	return uint64(v), err
 }

@@ -37,9 +37,14 @@ func readUleb(b []byte, bits uint) (uint64, int, error) {
 	}
 }
 
-// readSleb reads a signed LEB128 number of at most bits bits from b and
-// returns it sign-extended to 64 bits with the number of bytes read.
-func readSleb(b []byte, bits uint) (int64, int, error) {
+// ReadSleb reads a signed LEB128 number of at most bits bits from b (32 for
+// an i32.const operand, say) and returns it sign-extended to 64 bits with
+// the number of bytes read. It refuses a number longer than bits allow or
+// whose unused high bits differ from its sign, as the WebAssembly binary
+// format does; see [Integers].
+//
+// [Integers]: https://webassembly.github.io/spec/core/binary/values.html#integers
+func ReadSleb(b []byte, bits uint) (int64, int, error) {
 	var v int64
 	var shift uint
 	for i := 0; ; i++ {

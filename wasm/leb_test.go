@@ -47,7 +47,7 @@ func TestAppendUleb(t *testing.T) {
 }
 
 // TestAppendSleb: the signed encoder writes the shortest two's-complement
-// encoding, whose last byte's bit 6 is the sign, and readSleb reads it back
+// encoding, whose last byte's bit 6 is the sign, and ReadSleb reads it back
 // sign-extended within its width.
 func TestAppendSleb(t *testing.T) {
 	for _, tc := range []struct {
@@ -75,12 +75,12 @@ func TestAppendSleb(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			got := AppendSleb([]byte{0xaa}, tc.v)
 			require.Equal(t, append([]byte{0xaa}, tc.want...), got, "it appends")
-			v, n, err := readSleb(got[1:], tc.bits)
+			v, n, err := ReadSleb(got[1:], tc.bits)
 			require.NoError(t, err)
 			require.Equal(t, tc.v, v)
 			require.Equal(t, len(tc.want), n)
 			if tc.bits == 64 {
-				_, _, err := readSleb(got[1:], 32)
+				_, _, err := ReadSleb(got[1:], 32)
 				require.ErrorIs(t, err, errOverflow, "outside int32")
 			}
 		})

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 
 	"github.com/coderun/coderun/internal/linearmem"
+	"github.com/coderun/coderun/wasm"
 )
 
 // dataSpans returns the ranges of linear memory that the active data
@@ -59,15 +60,12 @@ func segmentSpans(b []byte) []linearmem.Span {
 		if flags != 1 {
 			// An offset expression: i32.const N end is the only one read;
 			// any other ends the scan.
-			if len(b) < 2 || b[0] != 0x41 {
+			v, n, ok := i32ConstExpr(b)
+			if !ok {
 				return spans
 			}
-			v, n := sleb(b[1:])
-			if n <= 0 || len(b) < 1+n+1 || b[1+n] != 0x0b {
-				return spans
-			}
-			off, constant = v, true
-			b = b[1+n+1:]
+			off, constant = int64(v), true
+			b = b[n:]
 		}
 		size, n := binary.Uvarint(b)
 		if n <= 0 || size > uint64(len(b)-n) {
@@ -82,23 +80,17 @@ func segmentSpans(b []byte) []linearmem.Span {
 	return spans
 }
 
-// sleb reads a signed LEB128 number of at most 64 bits from b and returns
-// it and its length, or a length of 0 when b does not hold one.
-func sleb(b []byte) (int64, int) {
-	var v int64
-	var shift uint
-	for i, c := range b {
-		if shift >= 64 {
-			return 0, 0
-		}
-		v |= int64(c&0x7f) << shift
-		shift += 7
-		if c&0x80 == 0 {
-			if shift < 64 && c&0x40 != 0 {
-				v |= -1 << shift
-			}
-			return v, i + 1
-		}
+// i32ConstExpr reads the constant expression i32.const N end at the start
+// of b and returns N and the bytes the expression takes; false when b
+// starts with anything else.
+func i32ConstExpr(b []byte) (int32, int, bool) {
+	const i32Const, end = 0x41, 0x0b
+	if len(b) < 2 || b[0] != i32Const {
+		return 0, 0, false
 	}
-	return 0, 0
+	v, n, err := wasm.ReadSleb(b[1:], 32)
+	if err != nil || len(b) < 1+n+1 || b[1+n] != end {
+		return 0, 0, false
+	}
+	return int32(v), 1 + n + 1, true
 }

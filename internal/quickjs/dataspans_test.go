@@ -51,3 +51,35 @@ func TestDataSpans(t *testing.T) {
 		})
 	}
 }
+
+// The offset expressions of data segments that dataSpans and splitImage
+// read: only i32.const N end, N an s32 (a longer number is refused).
+func TestI32ConstExpr(t *testing.T) {
+	tests := []struct {
+		name string
+		in   []byte
+		want int32
+		n    int
+		ok   bool
+	}{
+		{"zero", []byte{0x41, 0x00, 0x0b}, 0, 3, true},
+		{"trailing bytes", []byte{0x41, 0x80, 0x08, 0x0b, 0xff}, 1024, 4, true},
+		{"negative", []byte{0x41, 0x7f, 0x0b}, -1, 3, true},
+		{"max", []byte{0x41, 0xff, 0xff, 0xff, 0xff, 0x07, 0x0b}, 1<<31 - 1, 7, true},
+		{"beyond s32", []byte{0x41, 0xff, 0xff, 0xff, 0xff, 0x0f, 0x0b}, 0, 0, false},
+		{"too long", []byte{0x41, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00, 0x0b}, 0, 0, false},
+		{"global.get", []byte{0x23, 0x00, 0x0b}, 0, 0, false},
+		{"no end", []byte{0x41, 0x00, 0x01}, 0, 0, false},
+		{"cut in the number", []byte{0x41, 0x80}, 0, 0, false},
+		{"cut before end", []byte{0x41, 0x05}, 0, 0, false},
+		{"empty", nil, 0, 0, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			v, n, ok := i32ConstExpr(tc.in)
+			require.Equal(t, tc.ok, ok)
+			require.Equal(t, tc.want, v)
+			require.Equal(t, tc.n, n)
+		})
+	}
+}

@@ -94,15 +94,12 @@ func splitSegments(b []byte, n uint64) (body, prefix []byte, ok bool) {
 		}
 		off := int64(-1)
 		if flags == 0 || flags == 2 {
-			if len(b) < 2 || b[0] != 0x41 {
-				return nil, nil, false
-			}
-			v, a := sleb(b[1:])
-			if a <= 0 || len(b) < 1+a+1 || b[1+a] != 0x0b {
+			v, a, ok := i32ConstExpr(b)
+			if !ok {
 				return nil, nil, false
 			}
 			off = int64(uint32(v)) // i32.const is signed; wasm reads the offset as uint32
-			b = b[1+a+1:]
+			b = b[a:]
 		} else if flags != 1 {
 			return nil, nil, false
 		}
