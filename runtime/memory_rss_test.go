@@ -62,17 +62,6 @@ func deepRunsChild(t *testing.T) {
 
 	var arrived atomic.Int32
 	release := make(chan struct{})
-	bindings := func(wait bool) []Binding {
-		return []Binding{{Global: "tools", Functions: map[string]Func{
-			"wait": func(ctx context.Context, _ json.RawMessage) (json.RawMessage, error) {
-				arrived.Add(1)
-				if wait {
-					<-release
-				}
-				return []byte("null"), nil
-			},
-		}}}
-	}
 	all := func(program string, wait bool) []Outcome {
 		outs := make([]Outcome, runs)
 		var wg sync.WaitGroup
@@ -80,7 +69,7 @@ func deepRunsChild(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				o, err := e.run(context.Background(), program, bindings(wait))
+				o, err := e.run(context.Background(), program, waitBindings(&arrived, release, wait))
 				require.NoError(t, err)
 				outs[i] = o
 			}()
@@ -132,16 +121,35 @@ func deepRunsChild(t *testing.T) {
 	// bound is the bytes; the 30 s is a watchdog (quiet, it takes well
 	// under a second), so that load, which delays the release, cannot fail
 	// it.
-	var rss int64
+	rss := settledRSS(t, base+slack, ended)
+	t.Logf("%v after the runs ended: %d MiB", time.Since(ended).Round(time.Millisecond), rss>>20)
+	require.LessOrEqual(t, rss, base+slack, "RSS %d MiB 30 s after the runs ended, baseline %d MiB", rss>>20, base>>20)
+}
+
+// waitBindings is the binding tools.wait of deepRunsChild, which counts its
+// calls in arrived and, if wait, returns when release is closed.
+func waitBindings(arrived *atomic.Int32, release <-chan struct{}, wait bool) []Binding {
+	return []Binding{{Global: "tools", Functions: map[string]Func{
+		"wait": func(ctx context.Context, _ json.RawMessage) (json.RawMessage, error) {
+			arrived.Add(1)
+			if wait {
+				<-release
+			}
+			return []byte("null"), nil
+		},
+	}}}
+}
+
+// settledRSS returns the resident set size once it is at most bound, or
+// 30 s after since (a watchdog, not a bound).
+func settledRSS(t *testing.T, bound int64, since time.Time) int64 {
 	for {
-		rss = vmRSS(t)
-		if rss <= base+slack || time.Since(ended) > 30*time.Second {
-			break
+		rss := vmRSS(t)
+		if rss <= bound || time.Since(since) > 30*time.Second {
+			return rss
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	t.Logf("%v after the runs ended: %d MiB", time.Since(ended).Round(time.Millisecond), rss>>20)
-	require.LessOrEqual(t, rss, base+slack, "RSS %d MiB 30 s after the runs ended, baseline %d MiB", rss>>20, base>>20)
 }
 
 // vmRSS returns the process's resident set size from /proc/self/status.
