@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
 )
 
 func TestAddDispatcher(t *testing.T) {
@@ -71,24 +72,13 @@ func TestDispatcherRuns(t *testing.T) {
 	rt := newTestRuntime(t, wazero.NewRuntimeConfigCompiler())
 	v := instantiate(context.Background(), t, rt, compile(t, rt, hardened(t)), nil)
 	d := v.mod.ExportedFunction(DispatchExport)
-	call := func(op DispatchOp, args ...uint64) uint64 {
-		t.Helper()
-		s := make([]uint64, 6)
-		s[0] = uint64(op)
-		copy(s[1:], args)
-		require.NoError(t, d.CallWithStack(v.ctx, s))
-		return s[0]
-	}
+	dc := dispatchCaller{t: t, v: v, d: d}
+	call, cstring := dc.call, dc.cstring
 	// i32 arguments ignore their high bits; an i32 result is zero-extended.
 	engine := call(DispatchNew, 0xdead<<32, 0, 0, 0)
 	require.NotZero(t, engine)
 	require.Less(t, engine, uint64(1<<32))
 	ctx := call(DispatchContext, engine)
-	cstring := func(s string) uint64 {
-		p := call(DispatchMalloc, uint64(len(s)+1))
-		require.True(t, v.mod.Memory().Write(uint32(p), append([]byte(s), 0)))
-		return p
-	}
 	eval := func(code string) uint64 {
 		t.Helper()
 		return call(DispatchEval, ctx, call(DispatchEvalOptions, cstring(code), 0, 0, cstring("<input>"), 0))
@@ -148,4 +138,29 @@ func TestDispatcherRuns(t *testing.T) {
 
 	s6 := []uint64{uint64(numDispatchOps), 0, 0, 0, 0, 0}
 	require.ErrorContains(t, d.CallWithStack(v.ctx, s6), "unreachable")
+}
+
+// dispatchCaller calls the exports of v through its dispatcher d.
+type dispatchCaller struct {
+	t *testing.T
+	v *vm
+	d api.Function
+}
+
+// call calls op with args and returns its result.
+func (c dispatchCaller) call(op DispatchOp, args ...uint64) uint64 {
+	c.t.Helper()
+	s := make([]uint64, 6)
+	s[0] = uint64(op)
+	copy(s[1:], args)
+	require.NoError(c.t, c.d.CallWithStack(c.v.ctx, s))
+	return s[0]
+}
+
+// cstring copies s into the guest's memory as a C string and returns its
+// address.
+func (c dispatchCaller) cstring(s string) uint64 {
+	p := c.call(DispatchMalloc, uint64(len(s)+1))
+	require.True(c.t, c.v.mod.Memory().Write(uint32(p), append([]byte(s), 0)))
+	return p
 }

@@ -106,37 +106,7 @@ func TestSortGapDiagnostic(t *testing.T) {
 	log := &gapLog{}
 	ctx := context.Background()
 	rt := newTestRuntime(t, wazero.NewRuntimeConfigCompiler())
-	view := func(mod api.Module, p, n uint32) []byte {
-		b, ok := mod.Memory().Read(p, n)
-		if !ok {
-			panic("out of bounds bulk memory operation")
-		}
-		return b
-	}
-	_, err := rt.NewHostModuleBuilder("diag").
-		NewFunctionBuilder().WithFunc(func(_ context.Context, mod api.Module, d, s, n uint32) {
-		log.record("copy", n, func() { copy(view(mod, d, n), view(mod, s, n)) })
-	}).Export("copy").
-		NewFunctionBuilder().WithFunc(func(_ context.Context, mod api.Module, d, v, n uint32) {
-		log.record("fill", n, func() {
-			b := view(mod, d, n)
-			for i := range b {
-				b[i] = byte(v)
-			}
-		})
-	}).Export("fill").
-		NewFunctionBuilder().WithFunc(func(_ context.Context, mod api.Module, delta uint32) (r uint32) {
-		log.record("grow", delta, func() {
-			prev, ok := mod.Memory().Grow(delta)
-			r = prev
-			if !ok {
-				r = ^uint32(0)
-			}
-		})
-		return r
-	}).Export("grow").
-		Instantiate(ctx)
-	require.NoError(t, err)
+	addDiagHost(ctx, t, rt, log)
 	cm := compile(t, rt, diagnosticModule(t))
 
 	ctx = context.Background()
@@ -184,6 +154,43 @@ func TestSortGapDiagnostic(t *testing.T) {
 			t.Logf("longest copy/fill %s(%d) %v", e.kind, e.arg, e.t1-e.t0)
 		}
 	}
+}
+
+// addDiagHost instantiates the host module "diag" of diagnosticModule,
+// whose copy, fill and grow run the bulk memory operations in Go and
+// record each in log.
+func addDiagHost(ctx context.Context, t *testing.T, rt wazero.Runtime, log *gapLog) {
+	view := func(mod api.Module, p, n uint32) []byte {
+		b, ok := mod.Memory().Read(p, n)
+		if !ok {
+			panic("out of bounds bulk memory operation")
+		}
+		return b
+	}
+	_, err := rt.NewHostModuleBuilder("diag").
+		NewFunctionBuilder().WithFunc(func(_ context.Context, mod api.Module, d, s, n uint32) {
+		log.record("copy", n, func() { copy(view(mod, d, n), view(mod, s, n)) })
+	}).Export("copy").
+		NewFunctionBuilder().WithFunc(func(_ context.Context, mod api.Module, d, v, n uint32) {
+		log.record("fill", n, func() {
+			b := view(mod, d, n)
+			for i := range b {
+				b[i] = byte(v)
+			}
+		})
+	}).Export("fill").
+		NewFunctionBuilder().WithFunc(func(_ context.Context, mod api.Module, delta uint32) (r uint32) {
+		log.record("grow", delta, func() {
+			prev, ok := mod.Memory().Grow(delta)
+			r = prev
+			if !ok {
+				r = ^uint32(0)
+			}
+		})
+		return r
+	}).Export("grow").
+		Instantiate(ctx)
+	require.NoError(t, err)
 }
 
 // mmapMemory is a linear memory that reserves its maximum size up front and

@@ -133,66 +133,21 @@ func TestFuel(t *testing.T) {
 	require.Positive(t, countOps(orig, opMemoryCopy)+countOps(orig, opMemoryFill))
 	withBulk(orig)
 	withBulk(m)
-	imported, funcs := orig.numImportedFuncs(), len(orig.Code)
+	imported := orig.numImportedFuncs()
 	require.NoError(t, Fuel(m, FuelConfig{LoopCost: 3}))
 
-	// The import is appended, and every defined function index shifts.
-	require.Len(t, m.Imports, len(orig.Imports)+1)
-	yield := imported
-	im := m.Imports[yield]
-	require.Equal(t, fuelImportModule, im.Module)
-	require.Equal(t, fuelImportName, im.Name)
-	require.Equal(t, FuncType{Params: []ValType{i64}, Results: []ValType{i64}}, m.Types[im.TypeIndex])
-	shifted := func(i uint32) uint32 {
-		if i >= yield {
-			return i + 1
-		}
-		return i
-	}
-	for k, f := range orig.Elements[0].Funcs {
-		require.Equal(t, shifted(f), m.Elements[0].Funcs[k])
-	}
-	for k, e := range orig.Exports {
-		if e.Kind == externFunc {
-			e.Index = shifted(e.Index)
-		}
-		require.Equal(t, e, m.Exports[k])
-	}
-
-	// The fuel global is a mutable i64, initially 0, exported; the stop
-	// global that the interrupt handler returns, a mutable i32, initially
-	// 0, exported, follows it.
-	g, stop := uint32(len(m.Globals)-2), uint32(len(m.Globals)-1)
-	require.Equal(t, Global{Type: GlobalType{ValType: i64, Mutable: true}, Init: []Instr{i64Const(0), simple(opEnd)}}, m.Globals[g])
-	require.Equal(t, Export{Name: FuelGlobalExport, Kind: ExternGlobal, Index: g}, m.Exports[len(m.Exports)-2])
-	require.Equal(t, Global{Type: GlobalType{ValType: i32, Mutable: true}, Init: []Instr{i32Const(0), simple(opEnd)}}, m.Globals[stop])
-	require.Equal(t, Export{Name: StopGlobalExport, Kind: ExternGlobal, Index: stop}, m.Exports[len(m.Exports)-1])
-
-	// The chunked bulk memory and grow helpers follow the original
-	// functions, then the interpreter's refill helper.
-	require.Len(t, m.Code, funcs+4)
-	copyHelper, fillHelper, growHelper := imported+1+uint32(funcs), imported+1+uint32(funcs)+1, imported+1+uint32(funcs)+2
-	refill := imported + 1 + uint32(funcs) + 3
-	require.Equal(t, []Instr{indexed(opGlobalGet, g), indexed(opCall, yield), indexed(opGlobalSet, g), simple(opEnd)}, m.body(refill).Body)
-	for _, h := range []uint32{copyHelper, fillHelper} {
-		ft, _ := m.funcType(h)
-		require.True(t, ft.Equal(FuncType{Params: []ValType{i32, i32, i32}}), "%v", ft)
-	}
-	ft, _ := m.funcType(growHelper)
-	require.True(t, ft.Equal(FuncType{Params: []ValType{i32}, Results: []ValType{i32}}), "%v", ft)
-	check := func(tmp uint32, cost ...Instr) []Instr {
-		return charger{fuel: g, yield: yield}.charge(nil, tmp, cost...)
-	}
-	interpTypes, err := m.localTypes(callInternal + 1)
+	w := checkFuelAdditions(t, orig, m)
+	w.callInternal = callInternal
+	var err error
+	w.interpTypes, err = m.localTypes(callInternal + 1)
 	require.NoError(t, err)
 	var loops, checked int
 	for i := range orig.Code {
 		idx := imported + uint32(i)
 		before, after := orig.Code[i], m.Code[i]
-		switch idx {
-		case handler:
+		if idx == handler {
 			require.Equal(t, []LocalGroup{{Count: 1, Type: i64}}, after.Locals)
-			require.Equal(t, append(check(2, i64Const(defaultInterruptCost)), indexed(opGlobalGet, stop), simple(opEnd)), after.Body)
+			require.Equal(t, append(w.charge(2, i64Const(defaultInterruptCost)), indexed(opGlobalGet, w.stop), simple(opEnd)), after.Body)
 			continue
 		}
 		// The interpreter's dispatch loop is left to the interrupt handler.
@@ -213,55 +168,12 @@ func TestFuel(t *testing.T) {
 		require.NoError(t, err)
 		nl2, err := m.numLocals(idx + 1)
 		require.NoError(t, err)
-		tmp := uint32(nl)
 		if bulk > 0 {
 			require.Equal(t, nl+4, nl2)
 		} else {
 			require.Equal(t, nl+1, nl2)
 		}
-		// Every loop is followed by a check, and calls are shifted.
-		k := 0
-		for pos, in := range before.Body {
-			switch {
-			case skip[pos]:
-			case in.Op == opLoop && idx == callInternal:
-				require.Equal(t, in, after.Body[k])
-				k += 1 + checkSavingCharge(t, m, interpTypes, after.Body[k+1:], g, refill, tmp)
-				checked++
-				continue
-			case in.Op == opLoop:
-				require.Equal(t, in, after.Body[k])
-				want := check(tmp, i64Const(3))
-				require.Equal(t, want, after.Body[k+1:k+1+len(want)])
-				k += 1 + len(want)
-				checked++
-				continue
-			case in.Op == opMemoryGrow:
-				require.Equal(t, indexed(opCall, growHelper), after.Body[k])
-				k++
-				continue
-			case in.Op == opMemoryCopy || in.Op == opMemoryFill:
-				helper := copyHelper
-				if in.Op == opMemoryFill {
-					helper = fillHelper
-				}
-				d, s, n := tmp+1, tmp+2, tmp+3
-				want := []Instr{indexed(opLocalSet, n), indexed(opLocalSet, s), indexed(opLocalSet, d),
-					indexed(opLocalGet, n), i32Const(bulkMemoryChunk), simple(opI32GtU), blockInstr(opIf, blockEmpty),
-					indexed(opLocalGet, d), indexed(opLocalGet, s), indexed(opLocalGet, n), indexed(opCall, helper),
-					simple(opElse)}
-				want = append(want, check(tmp, indexed(opLocalGet, n), simple(opI64ExtendI32U), i64Const(bulkMemoryShift), simple(opI64ShrU))...)
-				want = append(want, indexed(opLocalGet, d), indexed(opLocalGet, s), indexed(opLocalGet, n), in, simple(opEnd))
-				require.Equal(t, want, after.Body[k:k+len(want)])
-				k += len(want)
-				continue
-			case in.Op == opCall:
-				in.A = shifted(in.A)
-			}
-			require.Equal(t, in, after.Body[k])
-			k++
-		}
-		require.Len(t, after.Body, k)
+		checked += w.checkBody(t, idx, before.Body, after.Body, skip, uint32(nl))
 	}
 	require.Equal(t, countOps(orig, opLoop)-1, loops, "every loop but the interpreter's dispatch loop")
 	require.Greater(t, loops, 1000, "QuickJS's C loops")
@@ -272,6 +184,134 @@ func TestFuel(t *testing.T) {
 	m2, err := Decode(out)
 	require.NoError(t, err)
 	require.Equal(t, m.Code[100].Body, m2.Code[100].Body)
+}
+
+// checkFuelAdditions checks what Fuel adds to orig to make m: the import,
+// the function indices it shifts, the fuel and stop globals and exports and
+// the helpers, and returns their indices.
+func checkFuelAdditions(t *testing.T, orig, m *Module) fuelWant {
+	t.Helper()
+	imported, funcs := orig.numImportedFuncs(), len(orig.Code)
+	// The import is appended, and every defined function index shifts.
+	require.Len(t, m.Imports, len(orig.Imports)+1)
+	w := fuelWant{m: m, yield: imported}
+	im := m.Imports[w.yield]
+	require.Equal(t, fuelImportModule, im.Module)
+	require.Equal(t, fuelImportName, im.Name)
+	require.Equal(t, FuncType{Params: []ValType{i64}, Results: []ValType{i64}}, m.Types[im.TypeIndex])
+	for k, f := range orig.Elements[0].Funcs {
+		require.Equal(t, w.shifted(f), m.Elements[0].Funcs[k])
+	}
+	for k, e := range orig.Exports {
+		if e.Kind == externFunc {
+			e.Index = w.shifted(e.Index)
+		}
+		require.Equal(t, e, m.Exports[k])
+	}
+
+	// The fuel global is a mutable i64, initially 0, exported; the stop
+	// global that the interrupt handler returns, a mutable i32, initially
+	// 0, exported, follows it.
+	g, stop := uint32(len(m.Globals)-2), uint32(len(m.Globals)-1)
+	w.g, w.stop = g, stop
+	require.Equal(t, Global{Type: GlobalType{ValType: i64, Mutable: true}, Init: []Instr{i64Const(0), simple(opEnd)}}, m.Globals[g])
+	require.Equal(t, Export{Name: FuelGlobalExport, Kind: ExternGlobal, Index: g}, m.Exports[len(m.Exports)-2])
+	require.Equal(t, Global{Type: GlobalType{ValType: i32, Mutable: true}, Init: []Instr{i32Const(0), simple(opEnd)}}, m.Globals[stop])
+	require.Equal(t, Export{Name: StopGlobalExport, Kind: ExternGlobal, Index: stop}, m.Exports[len(m.Exports)-1])
+
+	// The chunked bulk memory and grow helpers follow the original
+	// functions, then the interpreter's refill helper.
+	require.Len(t, m.Code, funcs+4)
+	first := imported + 1 + uint32(funcs)
+	w.copyHelper, w.fillHelper, w.growHelper, w.refill = first, first+1, first+2, first+3
+	require.Equal(t, []Instr{indexed(opGlobalGet, g), indexed(opCall, w.yield), indexed(opGlobalSet, g), simple(opEnd)}, m.body(w.refill).Body)
+	for _, h := range []uint32{w.copyHelper, w.fillHelper} {
+		ft, _ := m.funcType(h)
+		require.True(t, ft.Equal(FuncType{Params: []ValType{i32, i32, i32}}), "%v", ft)
+	}
+	ft, _ := m.funcType(w.growHelper)
+	require.True(t, ft.Equal(FuncType{Params: []ValType{i32}, Results: []ValType{i32}}), "%v", ft)
+	return w
+}
+
+// fuelWant is what TestFuel expects of Fuel's rewrite of m: the indices of
+// the fuel global g, of fuel_yield and of the helpers Fuel adds.
+type fuelWant struct {
+	m                                  *Module
+	g, stop, yield, refill             uint32
+	copyHelper, fillHelper, growHelper uint32
+	callInternal                       uint32
+	interpTypes                        []ValType // the locals of JS_CallInternal
+}
+
+// shifted is the index of function i after the import Fuel inserts.
+func (w fuelWant) shifted(i uint32) uint32 {
+	if i >= w.yield {
+		return i + 1
+	}
+	return i
+}
+
+// charge is a charge of cost with the i64 local tmp.
+func (w fuelWant) charge(tmp uint32, cost ...Instr) []Instr {
+	return charger{fuel: w.g, yield: w.yield}.charge(nil, tmp, cost...)
+}
+
+// checkBody checks after, the rewrite of body before of function idx whose
+// charges use the local tmp: every loop but those in skip is followed by a
+// charge of 3, bulk memory operations are charged, memory.grow calls the
+// helper and calls are shifted. It returns the number of loops charged.
+func (w fuelWant) checkBody(t *testing.T, idx uint32, before, after []Instr, skip map[int]bool, tmp uint32) int {
+	t.Helper()
+	k, checked := 0, 0
+	for pos, in := range before {
+		switch {
+		case skip[pos]:
+		case in.Op == opLoop && idx == w.callInternal:
+			require.Equal(t, in, after[k])
+			k += 1 + checkSavingCharge(t, w.m, w.interpTypes, after[k+1:], w.g, w.refill, tmp)
+			checked++
+			continue
+		case in.Op == opLoop:
+			require.Equal(t, in, after[k])
+			want := w.charge(tmp, i64Const(3))
+			require.Equal(t, want, after[k+1:k+1+len(want)])
+			k += 1 + len(want)
+			checked++
+			continue
+		case in.Op == opMemoryGrow:
+			require.Equal(t, indexed(opCall, w.growHelper), after[k])
+			k++
+			continue
+		case in.Op == opMemoryCopy || in.Op == opMemoryFill:
+			want := w.bulkOp(in, tmp)
+			require.Equal(t, want, after[k:k+len(want)])
+			k += len(want)
+			continue
+		case in.Op == opCall:
+			in.A = w.shifted(in.A)
+		}
+		require.Equal(t, in, after[k])
+		k++
+	}
+	require.Len(t, after, k)
+	return checked
+}
+
+// bulkOp is the expected rewrite of in, a memory.copy or memory.fill, in a
+// function whose charges use the local tmp and the three after it.
+func (w fuelWant) bulkOp(in Instr, tmp uint32) []Instr {
+	helper := w.copyHelper
+	if in.Op == opMemoryFill {
+		helper = w.fillHelper
+	}
+	d, s, n := tmp+1, tmp+2, tmp+3
+	want := []Instr{indexed(opLocalSet, n), indexed(opLocalSet, s), indexed(opLocalSet, d),
+		indexed(opLocalGet, n), i32Const(bulkMemoryChunk), simple(opI32GtU), blockInstr(opIf, blockEmpty),
+		indexed(opLocalGet, d), indexed(opLocalGet, s), indexed(opLocalGet, n), indexed(opCall, helper),
+		simple(opElse)}
+	want = append(want, w.charge(tmp, indexed(opLocalGet, n), simple(opI64ExtendI32U), i64Const(bulkMemoryShift), simple(opI64ShrU))...)
+	return append(want, indexed(opLocalGet, d), indexed(opLocalGet, s), indexed(opLocalGet, n), in, simple(opEnd))
 }
 
 // checkSavingCharge checks the charge of 3 that an interpreter's loop
