@@ -19,6 +19,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/experimental"
 	"github.com/tetratelabs/wazero/sys"
 
@@ -344,27 +345,7 @@ func TestWazeroIntegration(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx := context.Background()
-			cfg := wazero.NewRuntimeConfig()
-			if tt.limitPages != 0 {
-				cfg = cfg.WithMemoryLimitPages(tt.limitPages)
-			}
-			rt := wazero.NewRuntimeWithConfig(ctx, cfg)
-			defer rt.Close(ctx)
-
-			alloc := linearmem.NewAllocator()
-			var (
-				mem    *linearmem.Memory
-				gotMax uint64
-			)
-			ctx = experimental.WithMemoryAllocator(ctx, experimental.MemoryAllocatorFunc(
-				func(cap, max uint64) experimental.LinearMemory {
-					lm := alloc.Allocate(cap, max)
-					mem, _ = lm.(*linearmem.Memory)
-					gotMax = max
-					return lm
-				}))
-			mod, err := rt.InstantiateWithConfig(ctx, testModule(), wazero.NewModuleConfig())
-			require.NoError(t, err)
+			mod, mem, gotMax := instantiateWithAllocator(ctx, t, tt.limitPages)
 			require.NotNil(t, mem)
 			require.True(t, mem.Mapped())
 			require.Equal(t, tt.wantMax, gotMax)
@@ -415,6 +396,35 @@ func TestWazeroIntegration(t *testing.T) {
 			require.Nil(t, mem.Reallocate(wasmPage), "wazero frees the memory on Close")
 		})
 	}
+}
+
+// instantiateWithAllocator instantiates testModule on a runtime limited to
+// limitPages (0: no limit) with linearmem's allocator, and returns the
+// module, the *linearmem.Memory it got (nil if another kind) and the
+// maximum wazero asked for.
+func instantiateWithAllocator(ctx context.Context, t *testing.T, limitPages uint32) (api.Module, *linearmem.Memory, uint64) {
+	t.Helper()
+	cfg := wazero.NewRuntimeConfig()
+	if limitPages != 0 {
+		cfg = cfg.WithMemoryLimitPages(limitPages)
+	}
+	rt := wazero.NewRuntimeWithConfig(ctx, cfg)
+	t.Cleanup(func() { rt.Close(ctx) })
+	alloc := linearmem.NewAllocator()
+	var (
+		mem    *linearmem.Memory
+		gotMax uint64
+	)
+	ctx = experimental.WithMemoryAllocator(ctx, experimental.MemoryAllocatorFunc(
+		func(cap, max uint64) experimental.LinearMemory {
+			lm := alloc.Allocate(cap, max)
+			mem, _ = lm.(*linearmem.Memory)
+			gotMax = max
+			return lm
+		}))
+	mod, err := rt.InstantiateWithConfig(ctx, testModule(), wazero.NewModuleConfig())
+	require.NoError(t, err)
+	return mod, mem, gotMax
 }
 
 // TestWazeroCancelWhileRunning checks the supported way to stop a running
