@@ -151,27 +151,33 @@ func (l testLog) Write(p []byte) (int, error) {
 func TestMCPCommand(t *testing.T) {
 	upstream := everythingUpstream(t)
 	bin := buildCoderun(t)
+	t.Run("stdio with the reference server", func(t *testing.T) { testMCPStdio(t, bin, upstream) })
+	t.Run("streamable HTTP", func(t *testing.T) { testMCPHTTP(t, bin) })
+}
 
-	t.Run("stdio with the reference server", func(t *testing.T) {
-		cs := connect(t, bin, "mcp", "--upstream", upstream, "--compute-time", "2s")
+// testMCPStdio is TestMCPCommand over stdio, with the reference server
+// upstream: the tool's description, a program calling it, a timeout and the
+// description's examples.
+func testMCPStdio(t *testing.T, bin, upstream string) {
+	cs := connect(t, bin, "mcp", "--upstream", upstream, "--compute-time", "2s")
 
-		tools, err := cs.ListTools(context.Background(), nil)
-		require.NoError(t, err)
-		require.Len(t, tools.Tools, 1)
-		tool := tools.Tools[0]
-		require.Equal(t, "run_code", tool.Name)
-		for _, want := range []string{
-			"declare const everything: {\n",
-			"  /** Echoes back the input string */\n  echo(args: {\n    /** Message to echo */\n    message: string;\n  }): Promise<unknown>;\n",
-			"  /** Returns the sum of two numbers */\n  \"get-sum\"(args: {\n    /** First number */\n    a: number;\n",
-			"    location: \"New York\" | \"Chicago\" | \"Los Angeles\";\n  }): Promise<{\n    /** Temperature in celsius */\n    temperature: number;\n",
-			"declare class ToolCallError extends Error { readonly toolName: string; }\n",
-			"e instanceof ToolCallError",
-		} {
-			require.Contains(t, tool.Description, want)
-		}
+	tools, err := cs.ListTools(context.Background(), nil)
+	require.NoError(t, err)
+	require.Len(t, tools.Tools, 1)
+	tool := tools.Tools[0]
+	require.Equal(t, "run_code", tool.Name)
+	for _, want := range []string{
+		"declare const everything: {\n",
+		"  /** Echoes back the input string */\n  echo(args: {\n    /** Message to echo */\n    message: string;\n  }): Promise<unknown>;\n",
+		"  /** Returns the sum of two numbers */\n  \"get-sum\"(args: {\n    /** First number */\n    a: number;\n",
+		"    location: \"New York\" | \"Chicago\" | \"Los Angeles\";\n  }): Promise<{\n    /** Temperature in celsius */\n    temperature: number;\n",
+		"declare class ToolCallError extends Error { readonly toolName: string; }\n",
+		"e instanceof ToolCallError",
+	} {
+		require.Contains(t, tool.Description, want)
+	}
 
-		text, isError := runCode(t, cs, `const [echo, sum] = await Promise.all([
+	text, isError := runCode(t, cs, `const [echo, sum] = await Promise.all([
   everything.echo({message: "hello"}),
   everything["get-sum"]({a: 2, b: 3}),
 ]);
@@ -186,8 +192,8 @@ try {
 }
 console.log("parallel done");
 return {echo, sum, total: Number(/is (\d+)/.exec(sum)[1]) * 10, failed, mentionsLocation};`)
-		require.False(t, isError, text)
-		require.Equal(t, `parallel done
+	require.False(t, isError, text)
+	require.Equal(t, `parallel done
 {
   "echo": "Echo: hello",
   "sum": "The sum of 2 and 3 is 5.",
@@ -196,54 +202,55 @@ return {echo, sum, total: Number(/is (\d+)/.exec(sum)[1]) * 10, failed, mentions
   "mentionsLocation": true
 }`, text)
 
-		text, isError = runCode(t, cs, `console.log("spinning"); while (true) {}`)
-		require.True(t, isError)
-		require.True(t, strings.HasPrefix(text, "code run failed (timeout): "), text)
-		require.Contains(t, text, "spinning")
+	text, isError = runCode(t, cs, `console.log("spinning"); while (true) {}`)
+	require.True(t, isError)
+	require.True(t, strings.HasPrefix(text, "code run failed (timeout): "), text)
+	require.Contains(t, text, "spinning")
 
-		// The examples of the description run as they are.
-		examples := regexp.MustCompile("(?s)```ts\n(.*?)```").FindAllStringSubmatch(tool.Description, -1)
-		require.Len(t, examples, 3)
-		for _, ex := range examples[:2] {
-			text, isError := runCode(t, cs, ex[1])
-			require.False(t, isError, "example:\n%s\nresult: %s", ex[1], text)
+	// The examples of the description run as they are.
+	examples := regexp.MustCompile("(?s)```ts\n(.*?)```").FindAllStringSubmatch(tool.Description, -1)
+	require.Len(t, examples, 3)
+	for _, ex := range examples[:2] {
+		text, isError := runCode(t, cs, ex[1])
+		require.False(t, isError, "example:\n%s\nresult: %s", ex[1], text)
+	}
+}
+
+// testMCPHTTP is TestMCPCommand over streamable HTTP: a program runs, and
+// an interrupt ends the server with status 0.
+func testMCPHTTP(t *testing.T, bin string) {
+	cmd := exec.Command(bin, "mcp", "--http", "127.0.0.1:0")
+	stderr, err := cmd.StderrPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	exited := false
+	t.Cleanup(func() {
+		if !exited {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
 		}
 	})
-
-	t.Run("streamable HTTP", func(t *testing.T) {
-		cmd := exec.Command(bin, "mcp", "--http", "127.0.0.1:0")
-		stderr, err := cmd.StderrPipe()
-		require.NoError(t, err)
-		require.NoError(t, cmd.Start())
-		exited := false
-		t.Cleanup(func() {
-			if !exited {
-				_ = cmd.Process.Kill()
-				_ = cmd.Wait()
-			}
-		})
-		lines := bufio.NewScanner(stderr)
-		var endpoint string
-		for endpoint == "" && lines.Scan() {
-			if m := regexp.MustCompile(`at (http://\S+)`).FindStringSubmatch(lines.Text()); m != nil {
-				endpoint = m[1]
-			}
+	lines := bufio.NewScanner(stderr)
+	var endpoint string
+	for endpoint == "" && lines.Scan() {
+		if m := regexp.MustCompile(`at (http://\S+)`).FindStringSubmatch(lines.Text()); m != nil {
+			endpoint = m[1]
 		}
-		require.NotEmpty(t, endpoint, "no address on stderr")
-		go func() { _, _ = io.Copy(io.Discard, stderr) }()
+	}
+	require.NotEmpty(t, endpoint, "no address on stderr")
+	go func() { _, _ = io.Copy(io.Discard, stderr) }()
 
-		cs, err := sdk.NewClient(&sdk.Implementation{Name: "e2e", Version: "1"}, nil).
-			Connect(context.Background(), &sdk.StreamableClientTransport{Endpoint: endpoint}, nil)
-		require.NoError(t, err)
-		text, isError := runCode(t, cs, `return [1, 2, 3].map(x => x * 2)`)
-		require.False(t, isError, text)
-		require.Equal(t, "[\n  2,\n  4,\n  6\n]", text)
-		require.NoError(t, cs.Close())
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "e2e", Version: "1"}, nil).
+		Connect(context.Background(), &sdk.StreamableClientTransport{Endpoint: endpoint}, nil)
+	require.NoError(t, err)
+	text, isError := runCode(t, cs, `return [1, 2, 3].map(x => x * 2)`)
+	require.False(t, isError, text)
+	require.Equal(t, "[\n  2,\n  4,\n  6\n]", text)
+	require.NoError(t, cs.Close())
 
-		require.NoError(t, cmd.Process.Signal(os.Interrupt))
-		require.NoError(t, cmd.Wait(), "coderun mcp exits with status 0 when interrupted")
-		exited = true
-	})
+	require.NoError(t, cmd.Process.Signal(os.Interrupt))
+	require.NoError(t, cmd.Wait(), "coderun mcp exits with status 0 when interrupted")
+	exited = true
 }
 
 // coderun run --upstream binds the same namespaces for one program: the
