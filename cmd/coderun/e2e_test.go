@@ -174,167 +174,203 @@ type outcome[T any] struct {
 // SDK client, over stdio and streamable HTTP, with the reference and
 // filesystem servers as upstreams.
 func TestTypeScriptClient(t *testing.T) {
-	sdkDir := npmPackage(t, "@modelcontextprotocol/sdk", tsSDKVersion)
-	everything := everythingUpstream(t)
-	bin := buildCoderun(t)
+	c := tsClient{
+		sdkDir:     npmPackage(t, "@modelcontextprotocol/sdk", tsSDKVersion),
+		everything: everythingUpstream(t),
+		bin:        buildCoderun(t),
+	}
+	for _, tc := range []struct {
+		name string
+		run  func(*testing.T, tsClient)
+	}{
+		{"HTTP: Origin 403, missing or wrong token 401", testTSAuth},
+		{"HTTP: DELETE during a long run answers at once and stops it", testTSDelete},
+		{"stdio: a malformed line, then a working call", testTSBadLine},
+		{"progress keeps a 3 s run alive past a 1.5 s client timeout", testTSProgress},
+		{"the description's examples are safe against the filesystem server", testTSExamples},
+		{"structured results over HTTP", testTSStructured},
+		{"stateless mode across two server processes", testTSStateless},
+	} {
+		t.Run(tc.name, func(t *testing.T) { tc.run(t, c) })
+	}
+}
 
-	t.Run("HTTP: Origin 403, missing or wrong token 401", func(t *testing.T) {
-		tokenFile := filepath.Join(t.TempDir(), "token")
-		require.NoError(t, os.WriteFile(tokenFile, []byte("e2e-token\n"), 0o600))
-		srv := startHTTPServer(t, bin, "--token-file", tokenFile)
-		var got struct{ EvilOrigin, NoToken, WrongToken, RightToken, LoopbackOrigin outcome[[]string] }
-		tsDriver(t, sdkDir, "auth", map[string]any{"url": srv.url, "token": "e2e-token"}, &got)
-		status := func(o outcome[[]string]) int {
-			require.False(t, o.OK)
-			require.NotNil(t, o.Code, o.Error)
-			return *o.Code
-		}
-		require.Equal(t, 403, status(got.EvilOrigin), got.EvilOrigin.Error)
-		require.Contains(t, got.EvilOrigin.Error, `origin "http://evil.example" is not allowed`)
-		require.Equal(t, 401, status(got.NoToken), got.NoToken.Error)
-		require.Equal(t, 401, status(got.WrongToken), got.WrongToken.Error)
-		require.True(t, got.RightToken.OK, got.RightToken.Error)
-		require.Equal(t, []string{"42"}, got.RightToken.Value)
-		require.True(t, got.LoopbackOrigin.OK, got.LoopbackOrigin.Error)
-	})
+// tsClient is what the cases of TestTypeScriptClient run with: the
+// TypeScript SDK's folder, the --upstream value of the reference server and
+// the coderun binary.
+type tsClient struct{ sdkDir, everything, bin string }
 
-	t.Run("HTTP: DELETE during a long run answers at once and stops it", func(t *testing.T) {
-		srv := startHTTPServer(t, bin, "--log-usage")
-		var got struct {
-			Terminated  outcome[any]
-			DeleteMs    float64
-			CallOutcome outcome[any]
-			CallEndedMs float64
-		}
-		tsDriver(t, sdkDir, "delete", map[string]any{"url": srv.url, "waitMs": 700}, &got)
-		require.True(t, got.Terminated.OK, got.Terminated.Error)
-		require.Less(t, got.DeleteMs, 1000.0, "DELETE answered in %v ms", got.DeleteMs)
-		// The run (60 s) was aborted: the server logs its outcome.
-		require.Eventually(t, func() bool { return strings.Contains(srv.stderr.String(), "outcome=abort") }, 5*time.Second, 10*time.Millisecond,
-			"the run was not aborted: %s", srv.stderr.String())
-		m := regexp.MustCompile(`outcome=abort .*wall_time=(\S+)`).FindStringSubmatch(srv.stderr.String())
-		require.NotNil(t, m)
-		wall, err := time.ParseDuration(m[1])
-		require.NoError(t, err)
-		require.Less(t, wall, 5*time.Second, "the run ended at the DELETE, not at its end")
-	})
+// testTSAuth checks HTTP's guards: a foreign Origin gets 403, a missing or
+// wrong token 401; the right token and a loopback Origin pass.
+func testTSAuth(t *testing.T, c tsClient) {
+	tokenFile := filepath.Join(t.TempDir(), "token")
+	require.NoError(t, os.WriteFile(tokenFile, []byte("e2e-token\n"), 0o600))
+	srv := startHTTPServer(t, c.bin, "--token-file", tokenFile)
+	var got struct{ EvilOrigin, NoToken, WrongToken, RightToken, LoopbackOrigin outcome[[]string] }
+	tsDriver(t, c.sdkDir, "auth", map[string]any{"url": srv.url, "token": "e2e-token"}, &got)
+	status := func(o outcome[[]string]) int {
+		require.False(t, o.OK)
+		require.NotNil(t, o.Code, o.Error)
+		return *o.Code
+	}
+	require.Equal(t, 403, status(got.EvilOrigin), got.EvilOrigin.Error)
+	require.Contains(t, got.EvilOrigin.Error, `origin "http://evil.example" is not allowed`)
+	require.Equal(t, 401, status(got.NoToken), got.NoToken.Error)
+	require.Equal(t, 401, status(got.WrongToken), got.WrongToken.Error)
+	require.True(t, got.RightToken.OK, got.RightToken.Error)
+	require.Equal(t, []string{"42"}, got.RightToken.Value)
+	require.True(t, got.LoopbackOrigin.OK, got.LoopbackOrigin.Error)
+}
 
-	t.Run("stdio: a malformed line, then a working call", func(t *testing.T) {
-		var got struct {
-			Before []string
-			After  outcome[[]string]
-			Errors []string
-		}
-		tsDriver(t, sdkDir, "badline", map[string]any{"command": bin, "args": []string{"mcp"}}, &got)
-		require.Equal(t, []string{"before"}, got.Before)
-		require.True(t, got.After.OK, got.After.Error)
-		require.Equal(t, []string{"after"}, got.After.Value)
-	})
+// testTSDelete checks that over HTTP a DELETE during a long run is answered
+// at once and aborts the run.
+func testTSDelete(t *testing.T, c tsClient) {
+	srv := startHTTPServer(t, c.bin, "--log-usage")
+	var got struct {
+		Terminated  outcome[any]
+		DeleteMs    float64
+		CallOutcome outcome[any]
+		CallEndedMs float64
+	}
+	tsDriver(t, c.sdkDir, "delete", map[string]any{"url": srv.url, "waitMs": 700}, &got)
+	require.True(t, got.Terminated.OK, got.Terminated.Error)
+	require.Less(t, got.DeleteMs, 1000.0, "DELETE answered in %v ms", got.DeleteMs)
+	// The run (60 s) was aborted: the server logs its outcome.
+	require.Eventually(t, func() bool { return strings.Contains(srv.stderr.String(), "outcome=abort") }, 5*time.Second, 10*time.Millisecond,
+		"the run was not aborted: %s", srv.stderr.String())
+	m := regexp.MustCompile(`outcome=abort .*wall_time=(\S+)`).FindStringSubmatch(srv.stderr.String())
+	require.NotNil(t, m)
+	wall, err := time.ParseDuration(m[1])
+	require.NoError(t, err)
+	require.Less(t, wall, 5*time.Second, "the run ended at the DELETE, not at its end")
+}
 
-	t.Run("progress keeps a 3 s run alive past a 1.5 s client timeout", func(t *testing.T) {
-		var got struct {
-			WithReset        outcome[[]string]
-			Progress         []sdk.ProgressNotificationParams
-			WithoutReset     outcome[[]string]
-			Folded           outcome[[]string]
-			UpstreamProgress []sdk.ProgressNotificationParams
-		}
-		tsDriver(t, sdkDir, "progress", map[string]any{"command": bin, "args": []string{"mcp", "--upstream", everything},
-			"timeoutMs": 1500,
-			"code": `for (let i = 0; i < 6; i++) {
+// testTSBadLine checks that over stdio a malformed line is reported and the
+// next call works.
+func testTSBadLine(t *testing.T, c tsClient) {
+	var got struct {
+		Before []string
+		After  outcome[[]string]
+		Errors []string
+	}
+	tsDriver(t, c.sdkDir, "badline", map[string]any{"command": c.bin, "args": []string{"mcp"}}, &got)
+	require.Equal(t, []string{"before"}, got.Before)
+	require.True(t, got.After.OK, got.After.Error)
+	require.Equal(t, []string{"after"}, got.After.Value)
+}
+
+// testTSProgress checks that progress notifications keep a 3 s run alive
+// past a 1.5 s client timeout, and that the upstream's own progress is
+// folded in.
+func testTSProgress(t *testing.T, c tsClient) {
+	var got struct {
+		WithReset        outcome[[]string]
+		Progress         []sdk.ProgressNotificationParams
+		WithoutReset     outcome[[]string]
+		Folded           outcome[[]string]
+		UpstreamProgress []sdk.ProgressNotificationParams
+	}
+	tsDriver(t, c.sdkDir, "progress", map[string]any{"command": c.bin, "args": []string{"mcp", "--upstream", c.everything},
+		"timeoutMs": 1500,
+		"code": `for (let i = 0; i < 6; i++) {
   await everything.echo({message: "tick " + i});
   await new Promise(r => setTimeout(r, 500));
 }
 return "done"`,
-			"foldedCode": `return await everything["trigger-long-running-operation"]({duration: 1, steps: 4})`,
-		}, &got)
-		require.True(t, got.WithReset.OK, got.WithReset.Error)
-		require.Equal(t, []string{"done"}, got.WithReset.Value)
-		require.GreaterOrEqual(t, len(got.Progress), 5)
-		for i := 1; i < len(got.Progress); i++ {
-			require.Greater(t, got.Progress[i].Progress, got.Progress[i-1].Progress, "progress is strictly increasing")
+		"foldedCode": `return await everything["trigger-long-running-operation"]({duration: 1, steps: 4})`,
+	}, &got)
+	require.True(t, got.WithReset.OK, got.WithReset.Error)
+	require.Equal(t, []string{"done"}, got.WithReset.Value)
+	require.GreaterOrEqual(t, len(got.Progress), 5)
+	for i := 1; i < len(got.Progress); i++ {
+		require.Greater(t, got.Progress[i].Progress, got.Progress[i-1].Progress, "progress is strictly increasing")
+	}
+	require.Equal(t, "everything.echo done", got.Progress[0].Message)
+	// Without resetTimeoutOnProgress the same run times out: the
+	// timeout is real.
+	require.False(t, got.WithoutReset.OK)
+	require.Contains(t, got.WithoutReset.Error, "timed out")
+	// The upstream's own progress is folded in.
+	require.True(t, got.Folded.OK, got.Folded.Error)
+	var upstream int
+	for _, p := range got.UpstreamProgress {
+		if strings.HasPrefix(p.Message, `everything["trigger-long-running-operation"]: `) {
+			upstream++
 		}
-		require.Equal(t, "everything.echo done", got.Progress[0].Message)
-		// Without resetTimeoutOnProgress the same run times out: the
-		// timeout is real.
-		require.False(t, got.WithoutReset.OK)
-		require.Contains(t, got.WithoutReset.Error, "timed out")
-		// The upstream's own progress is folded in.
-		require.True(t, got.Folded.OK, got.Folded.Error)
-		var upstream int
-		for _, p := range got.UpstreamProgress {
-			if strings.HasPrefix(p.Message, `everything["trigger-long-running-operation"]: `) {
-				upstream++
-			}
-		}
-		require.Positive(t, upstream, "no progress of the upstream's own: %+v", got.UpstreamProgress)
-	})
+	}
+	require.Positive(t, upstream, "no progress of the upstream's own: %+v", got.UpstreamProgress)
+}
 
-	t.Run("the description's examples are safe against the filesystem server", func(t *testing.T) {
-		fsDir := npmPackage(t, "@modelcontextprotocol/server-filesystem", filesystemVersion)
-		root := t.TempDir()
-		require.NoError(t, os.WriteFile(filepath.Join(root, "notes.txt"), []byte("hello"), 0o600))
-		before := tree(t, root)
-		var got struct {
-			Description string
-			Results     []struct {
-				Code    string
-				IsError bool
-				Texts   []string
-			}
+// testTSExamples checks that the description's examples, run against the
+// filesystem server, call only read-only tools and change nothing.
+func testTSExamples(t *testing.T, c tsClient) {
+	fsDir := npmPackage(t, "@modelcontextprotocol/server-filesystem", filesystemVersion)
+	root := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(root, "notes.txt"), []byte("hello"), 0o600))
+	before := tree(t, root)
+	var got struct {
+		Description string
+		Results     []struct {
+			Code    string
+			IsError bool
+			Texts   []string
 		}
-		tsDriver(t, sdkDir, "examples", map[string]any{"command": bin,
-			"args": []string{"mcp", "--upstream", "files=node '" + filepath.Join(fsDir, "dist/index.js") + "' '" + root + "'"}}, &got)
-		require.Len(t, got.Results, 2)
-		readOnly := []string{"read_file", "read_text_file", "read_media_file", "read_multiple_files", "list_directory",
-			"list_directory_with_sizes", "directory_tree", "search_files", "get_file_info", "list_allowed_directories"}
-		called := 0
-		for _, r := range got.Results {
-			for _, m := range regexp.MustCompile(`files\.(\w+)\(`).FindAllStringSubmatch(r.Code, -1) {
-				require.Contains(t, readOnly, m[1], "the example calls a tool that is not read-only:\n%s", r.Code)
-				called++
-			}
+	}
+	tsDriver(t, c.sdkDir, "examples", map[string]any{"command": c.bin,
+		"args": []string{"mcp", "--upstream", "files=node '" + filepath.Join(fsDir, "dist/index.js") + "' '" + root + "'"}}, &got)
+	require.Len(t, got.Results, 2)
+	readOnly := []string{"read_file", "read_text_file", "read_media_file", "read_multiple_files", "list_directory",
+		"list_directory_with_sizes", "directory_tree", "search_files", "get_file_info", "list_allowed_directories"}
+	called := 0
+	for _, r := range got.Results {
+		for _, m := range regexp.MustCompile(`files\.(\w+)\(`).FindAllStringSubmatch(r.Code, -1) {
+			require.Contains(t, readOnly, m[1], "the example calls a tool that is not read-only:\n%s", r.Code)
+			called++
 		}
-		require.Positive(t, called, "the examples call real (read-only) tools")
-		require.Equal(t, before, tree(t, root), "running the examples changed the folder")
-		require.Contains(t, got.Description, "create_directory(args", "the destructive tools are declared")
-	})
+	}
+	require.Positive(t, called, "the examples call real (read-only) tools")
+	require.Equal(t, before, tree(t, root), "running the examples changed the folder")
+	require.Contains(t, got.Description, "create_directory(args", "the destructive tools are declared")
+}
 
-	t.Run("structured results over HTTP", func(t *testing.T) {
-		srv := startHTTPServer(t, bin)
-		var got struct {
-			OutputSchema map[string]any
-			OK           sdk.CallToolResult
-			Failed       sdk.CallToolResult
-		}
-		tsDriver(t, sdkDir, "structured", map[string]any{"url": srv.url}, &got)
-		require.Equal(t, []any{"logs"}, got.OutputSchema["required"])
-		require.False(t, got.OK.IsError)
-		require.Len(t, got.OK.Content, 2)
-		require.Equal(t, "a 1\nb", got.OK.Content[0].(*sdk.TextContent).Text)
-		require.Equal(t, "{\n  \"n\": 1,\n  \"s\": \"x\"\n}", got.OK.Content[1].(*sdk.TextContent).Text)
-		require.Equal(t, map[string]any{"logs": []any{"a 1", "b"}, "value": map[string]any{"n": 1.0, "s": "x"}}, got.OK.StructuredContent)
-		require.True(t, got.Failed.IsError)
-		require.True(t, strings.HasPrefix(got.Failed.Content[0].(*sdk.TextContent).Text, "code run failed (exception): RangeError: boom"))
-	})
+// testTSStructured checks structured results over HTTP: the output schema, a
+// success and a failure.
+func testTSStructured(t *testing.T, c tsClient) {
+	srv := startHTTPServer(t, c.bin)
+	var got struct {
+		OutputSchema map[string]any
+		OK           sdk.CallToolResult
+		Failed       sdk.CallToolResult
+	}
+	tsDriver(t, c.sdkDir, "structured", map[string]any{"url": srv.url}, &got)
+	require.Equal(t, []any{"logs"}, got.OutputSchema["required"])
+	require.False(t, got.OK.IsError)
+	require.Len(t, got.OK.Content, 2)
+	require.Equal(t, "a 1\nb", got.OK.Content[0].(*sdk.TextContent).Text)
+	require.Equal(t, "{\n  \"n\": 1,\n  \"s\": \"x\"\n}", got.OK.Content[1].(*sdk.TextContent).Text)
+	require.Equal(t, map[string]any{"logs": []any{"a 1", "b"}, "value": map[string]any{"n": 1.0, "s": "x"}}, got.OK.StructuredContent)
+	require.True(t, got.Failed.IsError)
+	require.True(t, strings.HasPrefix(got.Failed.Content[0].(*sdk.TextContent).Text, "code run failed (exception): RangeError: boom"))
+}
 
-	t.Run("stateless mode across two server processes", func(t *testing.T) {
-		a := startHTTPServer(t, bin, "--stateless")
-		b := startHTTPServer(t, bin, "--stateless")
-		lb, hits := roundRobin(t, a.url, b.url)
-		var got struct {
-			Tools     []string
-			Values    []float64
-			SessionID *string
-		}
-		tsDriver(t, sdkDir, "stateless", map[string]any{"url": lb, "calls": 4}, &got)
-		require.Equal(t, []string{"run_code"}, got.Tools)
-		require.Equal(t, []float64{0, 2, 4, 6}, got.Values)
-		require.Nil(t, got.SessionID, "no session")
-		for i, n := range hits() {
-			require.Positive(t, n, "replica %d served nothing", i)
-		}
-	})
+// testTSStateless checks stateless mode: calls spread over two server
+// processes behind a round robin, without a session.
+func testTSStateless(t *testing.T, c tsClient) {
+	a := startHTTPServer(t, c.bin, "--stateless")
+	b := startHTTPServer(t, c.bin, "--stateless")
+	lb, hits := roundRobin(t, a.url, b.url)
+	var got struct {
+		Tools     []string
+		Values    []float64
+		SessionID *string
+	}
+	tsDriver(t, c.sdkDir, "stateless", map[string]any{"url": lb, "calls": 4}, &got)
+	require.Equal(t, []string{"run_code"}, got.Tools)
+	require.Equal(t, []float64{0, 2, 4, 6}, got.Values)
+	require.Nil(t, got.SessionID, "no session")
+	for i, n := range hits() {
+		require.Positive(t, n, "replica %d served nothing", i)
+	}
 }
 
 // tree lists the files and folders under root with their sizes.
