@@ -107,13 +107,45 @@ func TestCheckJSONDeepNesting(t *testing.T) {
 	}
 }
 
-func TestCheckJSONRejects(t *testing.T) {
-	tests := []struct {
-		name string
-		in   string
-		err  error
-		msg  string // the whole message, if set
-	}{
+// rejectCase is a text CheckJSON rejects: err is the reason, msg the whole
+// message, if set.
+type rejectCase struct {
+	name string
+	in   string
+	err  error
+	msg  string
+}
+
+// requireRejects checks that CheckJSON (and CheckJSONPaced) reject each
+// case for its reason alone, with an offset inside the text.
+func requireRejects(t *testing.T, tests []rejectCase) {
+	t.Helper()
+	sentinels := []error{errSyntax, errInvalidUTF8, errLoneSurrogate, errDuplicateKey,
+		errUnsafeInteger, errNumberOverflow, errNegativeZero}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			err := CheckJSON([]byte(tc.in))
+			requirePacedAgrees(t, []byte(tc.in))
+			require.ErrorIs(t, err, tc.err)
+			for _, s := range sentinels {
+				if s != tc.err {
+					require.NotErrorIs(t, err, s)
+				}
+			}
+			var je *jsonError
+			require.True(t, errors.As(err, &je))
+			require.GreaterOrEqual(t, je.Offset, 0)
+			require.LessOrEqual(t, je.Offset, len(tc.in))
+			if tc.msg != "" {
+				require.EqualError(t, err, tc.msg)
+			}
+		})
+	}
+}
+
+// TestCheckJSONRejectsDuplicates: duplicate keys, however they are spelt, at every size of object.
+func TestCheckJSONRejectsDuplicates(t *testing.T) {
+	requireRejects(t, []rejectCase{
 		// Duplicate keys.
 		{"duplicate key", `{"a": 1, "a": 2}`, errDuplicateKey, `duplicate key "a" at offset 9`},
 		{"duplicate via escape", `{"a":1,"\u0061":2}`, errDuplicateKey, `duplicate key "a" at offset 7`},
@@ -133,7 +165,12 @@ func TestCheckJSONRejects(t *testing.T) {
 		{"duplicate after table growth", manyKeysDup(1000, 999), errDuplicateKey, ``},
 		{"duplicate of the first key after table growth", manyKeysDup(1000, 0), errDuplicateKey, ``},
 		{"duplicate proto", `{"__proto__":1,"__proto__":2}`, errDuplicateKey, ``},
+	})
+}
 
+// TestCheckJSONRejectsNumbers: integers beyond ±2^53, overflow and negative zero, whatever the notation.
+func TestCheckJSONRejectsNumbers(t *testing.T) {
+	requireRejects(t, []rejectCase{
 		// Integers beyond ±2^53, whatever the notation.
 		{"2^53+1", `9007199254740993`, errUnsafeInteger, `integer beyond ±2^53: 9007199254740993 at offset 0`},
 		{"-(2^53+1)", `-9007199254740993`, errUnsafeInteger, ``},
@@ -165,7 +202,12 @@ func TestCheckJSONRejects(t *testing.T) {
 		{"negative underflow", `-1e-400`, errNegativeZero, ``},
 		{"negative below half the smallest subnormal", `-2e-324`, errNegativeZero, ``},
 		{"-0 in object", `{"a":[1,-0]}`, errNegativeZero, `negative zero: -0 at offset 8`},
+	})
+}
 
+// TestCheckJSONRejectsStrings: lone surrogate escapes and invalid UTF-8.
+func TestCheckJSONRejectsStrings(t *testing.T) {
+	requireRejects(t, []rejectCase{
 		// Lone surrogates.
 		{"lone high", `"\ud800"`, errLoneSurrogate, `lone surrogate escape: \ud800 at offset 1`},
 		{"lone low", `"\udc00"`, errLoneSurrogate, `lone surrogate escape: \udc00 at offset 1`},
@@ -184,7 +226,12 @@ func TestCheckJSONRejects(t *testing.T) {
 		{"above U+10FFFF", "\"\xf4\x90\x80\x80\"", errInvalidUTF8, ``},
 		{"invalid after a long plain run", "\"" + strings.Repeat("x", 40) + "\x80\"", errInvalidUTF8, `invalid UTF-8: byte 0x80 at offset 41`},
 		{"invalid in key", "{\"\xff\":1}", errInvalidUTF8, ``},
+	})
+}
 
+// TestCheckJSONRejectsSyntax: invalid JSON.
+func TestCheckJSONRejectsSyntax(t *testing.T) {
+	requireRejects(t, []rejectCase{
 		// Invalid JSON.
 		{"nil", "", errSyntax, `invalid JSON: empty input at offset 0`},
 		{"only whitespace", " \n", errSyntax, `invalid JSON: empty input at offset 2`},
@@ -237,28 +284,7 @@ func TestCheckJSONRejects(t *testing.T) {
 		{"BOM", "\xef\xbb\xbf1", errSyntax, `invalid JSON: unexpected byte 0xef at offset 0`},
 		{"form feed is not whitespace", "\f1", errSyntax, ``},
 		{"non-breaking space is not whitespace", "\u00a01", errSyntax, ``},
-	}
-	sentinels := []error{errSyntax, errInvalidUTF8, errLoneSurrogate, errDuplicateKey,
-		errUnsafeInteger, errNumberOverflow, errNegativeZero}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			err := CheckJSON([]byte(tc.in))
-			requirePacedAgrees(t, []byte(tc.in))
-			require.ErrorIs(t, err, tc.err)
-			for _, s := range sentinels {
-				if s != tc.err {
-					require.NotErrorIs(t, err, s)
-				}
-			}
-			var je *jsonError
-			require.True(t, errors.As(err, &je))
-			require.GreaterOrEqual(t, je.Offset, 0)
-			require.LessOrEqual(t, je.Offset, len(tc.in))
-			if tc.msg != "" {
-				require.EqualError(t, err, tc.msg)
-			}
-		})
-	}
+	})
 }
 
 func TestCheckJSONNil(t *testing.T) {
