@@ -47,13 +47,33 @@ func TestValidateAccepts(t *testing.T) {
 	}
 }
 
-func TestValidateRejects(t *testing.T) {
-	long := strings.Repeat("a", 10*1024)
-	tests := []struct {
-		name  string
-		decls []Decl
-		want  string // the full message after the ErrInvalidBinding prefix
-	}{
+// invalidCase is a binding declaration Validate rejects, with the full
+// message after the ErrInvalidBinding prefix.
+type invalidCase struct {
+	name  string
+	decls []Decl
+	want  string
+}
+
+// requireInvalid checks that Validate rejects each case with its message.
+func requireInvalid(t *testing.T, tests []invalidCase) {
+	t.Helper()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := Validate(tt.decls)
+			require.ErrorIs(t, err, ErrInvalidBinding)
+			require.EqualError(t, err, ErrInvalidBinding.Error()+": "+tt.want)
+		})
+	}
+}
+
+// tenKB is a 10 KB name.
+func tenKB() string { return strings.Repeat("a", 10*1024) }
+
+// TestValidateRejectsGlobals: binding globals that are not usable identifiers, reserved or taken.
+func TestValidateRejectsGlobals(t *testing.T) {
+	long := tenKB()
+	requireInvalid(t, []invalidCase{
 		{"dollar global", []Decl{{Global: "$tools"}},
 			`binding global "$tools" is not a usable identifier`},
 		{"empty global", []Decl{{Global: ""}},
@@ -88,7 +108,13 @@ func TestValidateRejects(t *testing.T) {
 			`reserved binding global "__builtins__"`},
 		{"duplicate global", []Decl{{Global: "tools"}, {Global: "db"}, {Global: "tools"}},
 			`duplicate binding global "tools"`},
+	})
+}
 
+// TestValidateRejectsClasses: error classes that are not usable identifiers, reserved, or clash with a global.
+func TestValidateRejectsClasses(t *testing.T) {
+	long := tenKB()
+	requireInvalid(t, []invalidCase{
 		{"digit-led class", []Decl{{Global: "tools", ErrorClass: "1x", MemberProperty: "toolName"}},
 			`binding error class "1x" is not a usable identifier`},
 		{"dollar class", []Decl{{Global: "tools", ErrorClass: "$Err", MemberProperty: "toolName"}},
@@ -113,7 +139,13 @@ func TestValidateRejects(t *testing.T) {
 			{Global: "tools", ErrorClass: "ToolCallError", MemberProperty: "toolName"},
 			{Global: "db", ErrorClass: "ToolCallError", MemberProperty: "toolName"},
 		}, `duplicate injected global "ToolCallError"`},
+	})
+}
 
+// TestValidateRejectsMemberProperties: error member properties that an error object already has or that are not names.
+func TestValidateRejectsMemberProperties(t *testing.T) {
+	long := tenKB()
+	requireInvalid(t, []invalidCase{
 		{"message property", []Decl{{Global: "tools", ErrorClass: "E", MemberProperty: "message"}},
 			`binding error member property "message" is not usable`},
 		{"empty property", []Decl{{Global: "tools", ErrorClass: "E"}},
@@ -140,7 +172,13 @@ func TestValidateRejects(t *testing.T) {
 			`binding error member property "a\x00b" is not usable`},
 		{"invalid UTF-8 property", []Decl{{Global: "tools", ErrorClass: "E", MemberProperty: "a\xfe"}},
 			`binding error member property "a\xfe" is not usable`},
+	})
+}
 
+// TestValidateRejectsMembers: member names that are too long, not UTF-8, hold a NUL or repeat.
+func TestValidateRejectsMembers(t *testing.T) {
+	long := tenKB()
+	requireInvalid(t, []invalidCase{
 		{"10 KB member", []Decl{{Global: "tools", Members: []string{"ok", long}}},
 			`binding member "` + long[:MaxMemberNameLen] + `"... of "tools" is not usable`},
 		{"member one byte too long", []Decl{{Global: "tools", Members: []string{strings.Repeat("m", MaxMemberNameLen+1)}}},
@@ -153,7 +191,12 @@ func TestValidateRejects(t *testing.T) {
 			`duplicate binding member "b" of "tools"`},
 		{"first member in sorted order wins", []Decl{{Global: "tools", Members: []string{"z\x00", "a\x00"}}},
 			`binding member "a\x00" of "tools" is not usable`},
+	})
+}
 
+// TestValidateRejectsOrder: which of several faults is reported: the first in declaration order.
+func TestValidateRejectsOrder(t *testing.T) {
+	requireInvalid(t, []invalidCase{
 		{"global error before class error", []Decl{{Global: "$t", ErrorClass: "1x", MemberProperty: "message"}},
 			`binding global "$t" is not a usable identifier`},
 		{"class error before property error", []Decl{{Global: "t", ErrorClass: "1x", MemberProperty: "message"}},
@@ -162,14 +205,7 @@ func TestValidateRejects(t *testing.T) {
 			`binding error member property "message" is not usable`},
 		{"earlier namespace wins", []Decl{{Global: "tools", Members: []string{"\x00"}}, {Global: "$db"}},
 			`binding member "\x00" of "tools" is not usable`},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			err := Validate(tt.decls)
-			require.ErrorIs(t, err, ErrInvalidBinding)
-			require.EqualError(t, err, ErrInvalidBinding.Error()+": "+tt.want)
-		})
-	}
+	})
 }
 
 func TestQuoteBounded(t *testing.T) {
