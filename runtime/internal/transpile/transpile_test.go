@@ -39,12 +39,33 @@ func nodeRun(t *testing.T, p *Program, params, args []string) string {
 }
 
 func TestCompileErasableTypeScript(t *testing.T) {
-	tests := []struct {
-		name string
-		src  string
-		// notContains are TypeScript fragments that must not survive.
-		notContains []string
-	}{
+	for _, tt := range append(erasableTypes(), erasableMembers()...) {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			p, err := Compile(tt.src)
+			require.NoError(t, err)
+			js := p.Wrap([]string{"tools", "ToolCallError"})
+			for _, s := range tt.notContains {
+				require.NotContains(t, js, s)
+			}
+			nodeCheck(t, js)
+		})
+	}
+}
+
+// erasableCase is a program of TypeScript's erasable syntax for
+// TestCompileErasableTypeScript: notContains are TypeScript fragments that
+// must not survive compilation.
+type erasableCase struct {
+	name        string
+	src         string
+	notContains []string
+}
+
+// erasableTypes is the erasable syntax of types that Compile strips:
+// annotations, assertions, generics, aliases, declarations and type imports.
+func erasableTypes() []erasableCase {
+	return []erasableCase{
 		{
 			name: "interface and annotations",
 			src: "interface P { x: number; y: number }\n" +
@@ -86,6 +107,14 @@ func TestCompileErasableTypeScript(t *testing.T) {
 				"return pair[0]",
 			notContains: []string{"import", "declare", "type ", "Lib", "Color", "Pair<"},
 		},
+	}
+}
+
+// erasableMembers is the erasable syntax of classes and functions that
+// Compile strips (member modifiers, overloads, this parameters, assertion
+// signatures), and look-alikes it must leave alone.
+func erasableMembers() []erasableCase {
+	return []erasableCase{
 		{
 			name: "classes with TypeScript members",
 			src: "abstract class Base<T> implements Iterable<T> {\n" +
@@ -131,18 +160,6 @@ func TestCompileErasableTypeScript(t *testing.T) {
 				"class K { enum = 1; namespace() { return 2 }; static module = 3; declare = 4; import() { return this.enum } }\n" +
 				"return o.enum + o.namespace + o.module + o.declare + o.import + o.export + new K().import()",
 		},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			p, err := Compile(tt.src)
-			require.NoError(t, err)
-			js := p.Wrap([]string{"tools", "ToolCallError"})
-			for _, s := range tt.notContains {
-				require.NotContains(t, js, s)
-			}
-			nodeCheck(t, js)
-		})
 	}
 }
 
