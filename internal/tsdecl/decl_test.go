@@ -17,14 +17,7 @@ func TestNamespace(t *testing.T) {
 	type searchResult struct {
 		Hits int `json:"hits"`
 	}
-	str := json.RawMessage(`{"type": "string"}`)
-	num := json.RawMessage(`{"type": "number"}`)
-	tests := []struct {
-		name    string
-		global  string
-		members []Member
-		want    string
-	}{
+	requireNamespaces(t, []namespaceCase{
 		{
 			name:   "brief example, members sorted",
 			global: "tools",
@@ -45,6 +38,40 @@ func TestNamespace(t *testing.T) {
 			members: nil,
 			want:    "declare const empty: {};\n",
 		},
+		{
+			name:    "blank and broken schemas are unknown",
+			global:  "db",
+			members: []Member{{Name: "query", Params: json.RawMessage(" "), Result: json.RawMessage(`{"type": `)}},
+			want: `declare const db: {
+  query(args: unknown): Promise<unknown>;
+};
+`,
+		},
+		{
+			name:   "multi-line types are indented under the member",
+			global: "fs",
+			members: []Member{{
+				Name:   "read",
+				Params: json.RawMessage(`{"type": "object", "properties": {"path": {"type": "string", "description": "File to read."}}, "required": ["path"]}`),
+				Result: SchemaFor(reflect.TypeFor[map[string][]string]()),
+			}},
+			want: `declare const fs: {
+  read(args: {
+    /** File to read. */
+    path: string;
+  }): Promise<{ [key: string]: string[] }>;
+};
+`,
+		},
+	})
+}
+
+// Member names that are not identifiers are quoted, and members are sorted
+// by name.
+func TestNamespaceNames(t *testing.T) {
+	str := json.RawMessage(`{"type": "string"}`)
+	num := json.RawMessage(`{"type": "number"}`)
+	requireNamespaces(t, []namespaceCase{
 		{
 			name:   "odd member names are quoted",
 			global: "t",
@@ -72,6 +99,13 @@ func TestNamespace(t *testing.T) {
 };
 `,
 		},
+	})
+}
+
+// Doc comments cannot end early, keep their lines and drop control
+// characters.
+func TestNamespaceDocs(t *testing.T) {
+	requireNamespaces(t, []namespaceCase{
 		{
 			name:   "doc comments",
 			global: "tools",
@@ -104,32 +138,21 @@ func TestNamespace(t *testing.T) {
 };
 `,
 		},
-		{
-			name:    "blank and broken schemas are unknown",
-			global:  "db",
-			members: []Member{{Name: "query", Params: json.RawMessage(" "), Result: json.RawMessage(`{"type": `)}},
-			want: `declare const db: {
-  query(args: unknown): Promise<unknown>;
-};
-`,
-		},
-		{
-			name:   "multi-line types are indented under the member",
-			global: "fs",
-			members: []Member{{
-				Name:   "read",
-				Params: json.RawMessage(`{"type": "object", "properties": {"path": {"type": "string", "description": "File to read."}}, "required": ["path"]}`),
-				Result: SchemaFor(reflect.TypeFor[map[string][]string]()),
-			}},
-			want: `declare const fs: {
-  read(args: {
-    /** File to read. */
-    path: string;
-  }): Promise<{ [key: string]: string[] }>;
-};
-`,
-		},
-	}
+	})
+}
+
+// namespaceCase is a namespace and the declaration Namespace writes for it.
+type namespaceCase struct {
+	name    string
+	global  string
+	members []Member
+	want    string
+}
+
+// requireNamespaces checks that Namespace writes each case's declaration,
+// and that it is valid TypeScript.
+func requireNamespaces(t *testing.T, tests []namespaceCase) {
+	t.Helper()
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got := Namespace(tt.global, tt.members)
