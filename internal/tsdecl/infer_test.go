@@ -146,13 +146,10 @@ func (*tsJSONUnmarshaler) UnmarshalJSON([]byte) error { return nil }
 func (*tsTextPtr) MarshalText() ([]byte, error)       { return nil, nil }
 
 // Go types render through their inferred schemas as TypeScript types that
-// match their JSON encoding.
+// match their JSON encoding: scalars, pointers, collections and the types
+// with a JSON encoding of their own.
 func TestSchemaForRendered(t *testing.T) {
-	tests := []struct {
-		name string
-		typ  reflect.Type
-		want string
-	}{
+	requireRendered(t, []renderedCase{
 		{"nil", nil, "unknown"},
 		{"bool", reflect.TypeFor[bool](), "boolean"},
 		{"int", reflect.TypeFor[int](), "number"},
@@ -188,6 +185,14 @@ func TestSchemaForRendered(t *testing.T) {
 		{"func", reflect.TypeFor[func()](), "unknown"},
 		{"complex", reflect.TypeFor[complex64](), "unknown"},
 		{"empty struct", reflect.TypeFor[struct{}](), "{}"},
+	})
+}
+
+// Structs render as object types with the fields encoding/json writes, in
+// its order, optional where omitted when empty; recursion renders as
+// unknown.
+func TestSchemaForRenderedStructs(t *testing.T) {
+	requireRendered(t, []renderedCase{
 		{"anonymous struct", reflect.TypeFor[struct {
 			Q string `json:"q"`
 		}](), "{ q: string }"},
@@ -230,6 +235,14 @@ func TestSchemaForRendered(t *testing.T) {
   from: { street: string; zip?: string };
   to: { street: string; zip?: string };
 }`},
+	})
+}
+
+// Fields render with their JSON names (quoted where they are not
+// identifiers), their types as encoding/json writes them, and their
+// jsonschema descriptions as doc comments.
+func TestSchemaForRenderedFields(t *testing.T) {
+	requireRendered(t, []renderedCase{
 		{"field names and odd types", reflect.TypeFor[tsWeird](), `{
   "my-field": string;
   BadTag: string;
@@ -270,7 +283,20 @@ func TestSchemaForRendered(t *testing.T) {
   lines?: number;
   opt?: number;
 }`},
-	}
+	})
+}
+
+// renderedCase is a Go type and the TypeScript type its schema renders as.
+type renderedCase struct {
+	name string
+	typ  reflect.Type
+	want string
+}
+
+// requireRendered checks that the schema of each case's type renders as
+// its TypeScript type, and that the type is valid TypeScript.
+func requireRendered(t *testing.T, tests []renderedCase) {
+	t.Helper()
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got := typeScript(SchemaFor(tt.typ), "")
@@ -280,8 +306,9 @@ func TestSchemaForRendered(t *testing.T) {
 	}
 }
 
-// The test types encode as TestSchemaForRendered says: its field names and
-// optionality are checked against what encoding/json actually produces.
+// The test types encode as TestSchemaForRenderedStructs and
+// TestSchemaForRenderedFields say: their field names and optionality are
+// checked against what encoding/json actually produces.
 func TestTestTypesEncoding(t *testing.T) {
 	tests := []struct {
 		name string
