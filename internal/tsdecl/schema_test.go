@@ -9,12 +9,10 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// Schemas render as TypeScript types: booleans, scalars, enums, arrays,
+// tuples and unions.
 func TestTypeScript(t *testing.T) {
-	tests := []struct {
-		name   string
-		schema string
-		want   string
-	}{
+	requireTypeScript(t, []schemaCase{
 		{"true", `true`, "unknown"},
 		{"false", `false`, "never"},
 		{"empty", `{}`, "unknown"},
@@ -39,6 +37,13 @@ func TestTypeScript(t *testing.T) {
 		{"anyOf duplicates", `{"anyOf": [{"type": "string"}, {"type": "string", "minLength": 1}]}`, "string"},
 		{"allOf", `{"allOf": [{"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"]}, {"type": "object", "properties": {"b": {"type": "number"}}}]}`,
 			"{ a: string } & { b?: number }"},
+	})
+}
+
+// Object schemas render as object types, one line or one property a line,
+// with doc comments; references are followed, recursion renders as unknown.
+func TestTypeScriptObjects(t *testing.T) {
+	requireTypeScript(t, []schemaCase{
 		{"object and anyOf of requirements", `{"type": "object", "properties": {"a": {"type": "string"}}, "anyOf": [{"required": ["a"]}, {"required": ["b"]}]}`,
 			"{ a?: string }"},
 		{"object", `{"type": "object", "properties": {"b": {"type": "number"}, "a": {"type": "string"}, "c": {"type": "boolean"}}, "required": ["b", "a"]}`,
@@ -86,7 +91,20 @@ func TestTypeScript(t *testing.T) {
 		{"dangling ref", `{"$ref": "#/definitions/missing"}`, "unknown"},
 		{"remote ref", `{"$ref": "https://example.com/s.json"}`, "unknown"},
 		{"escaped ref", `{"$defs": {"a/b": {"type": "string"}}, "$ref": "#/$defs/a~1b"}`, "string"},
-	}
+	})
+}
+
+// schemaCase is a JSON schema and the TypeScript type it renders as.
+type schemaCase struct {
+	name   string
+	schema string
+	want   string
+}
+
+// requireTypeScript checks that each case's schema renders as its type,
+// indented by two spaces, and that the type is valid TypeScript.
+func requireTypeScript(t *testing.T, tests []schemaCase) {
+	t.Helper()
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			got := typeScript(json.RawMessage(tc.schema), "  ")
