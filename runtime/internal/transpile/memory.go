@@ -1,5 +1,7 @@
 package transpile
 
+import "strings"
+
 // This file estimates the host memory a compilation allocates, so that a caller can charge it to
 // the run that asked for it before the memory is taken (Options.Reserve). Nothing in Go measures
 // what one goroutine allocates, so the estimates are upper bounds of what compilations allocate
@@ -13,7 +15,8 @@ package transpile
 //     esbuildBytesPerByte per byte of the program, esbuildBytesPerLiteralByte more per byte
 //     inside a string, template or regular expression literal, and esbuildBytesPerWideByte more
 //     per byte that is not ASCII (esbuild holds a literal's text as UTF-16, and prints what is not
-//     ASCII escaped).
+//     ASCII escaped) and per byte of a name written with a \u escape (which esbuild decodes
+//     through UTF-16).
 
 // The estimates' weights, in bytes.
 const (
@@ -33,11 +36,15 @@ const scanBytesPerLook = scanBytesPerToken * pollEvery
 // esbuildMemory is the estimate of what esbuild's passes allocate over the program whose tokens
 // are s (all of them: esbuild runs only when the scan accepted the program), of compile work work.
 func esbuildMemory(s *tokenList, work int64) int64 {
-	var literal int64
+	var literal, escaped int64
 	for _, t := range s.toks {
 		switch t.kind {
 		case tkString, tkTemplate, tkRegex:
 			literal += int64(t.end - t.start)
+		case tkIdent, tkPrivate:
+			if strings.IndexByte(s.src[t.start:t.end], '\\') >= 0 {
+				escaped += int64(t.end - t.start)
+			}
 		}
 	}
 	wide := 0
@@ -47,7 +54,7 @@ func esbuildMemory(s *tokenList, work int64) int64 {
 		}
 	}
 	return esbuildBytesPerUnit*work + esbuildBytesPerByte*int64(len(s.src)) +
-		esbuildBytesPerLiteralByte*literal + esbuildBytesPerWideByte*int64(wide)
+		esbuildBytesPerLiteralByte*literal + esbuildBytesPerWideByte*(int64(wide)+escaped)
 }
 
 // reserve asks the caller for n bytes of host memory (see Options.Reserve).

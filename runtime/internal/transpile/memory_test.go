@@ -26,6 +26,7 @@ func memoryShapes(t *testing.T) map[string]string {
 		"commas":        "[" + strings.Repeat("1,", n/2) + "]",
 		"realistic":     realisticProgram(t, 1<<20),
 		"block numbers": largestAccepted(shape{name: "block declarations", pre: "{let a=1}\n"}),
+		"escaped name":  "let " + strings.Repeat("\\u{20000}", n/9) + "=1",
 	}
 	for _, s := range worstShapes {
 		switch s.name {
