@@ -50,7 +50,8 @@
 // not count those as line breaks everywhere, so positions could not map one to one. Otherwise it is
 // the code as esbuild printed it (on one line, unless template literals hold line breaks), and
 // positions map through esbuild's source map. Plain JavaScript that esbuild refuses only for being
-// older than the engine ("await using" in a for (;;) head) runs as written too (see respell.go).
+// older than the engine ("await using" in a for (;;) head, names with characters Unicode 16 and
+// 17 added) runs as written too (see respell.go and newident.go).
 //
 // # The scan
 //

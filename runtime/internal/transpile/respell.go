@@ -80,12 +80,22 @@ func awaitUsingAt(input string, i int) (int, bool) {
 
 // respelled compiles input, which esbuild refused with errs (syntax is the first, as reported),
 // as the user's own text when no construct coderun refuses was found before esbuild ran (refused
-// is nil), respellAwaitUsing applies and the respelled input is plain JavaScript (see the top of
-// this file). Otherwise it returns syntax. It makes two more esbuild passes over the program,
-// each after a look at the compilation's context, with their memory reserved first.
+// is nil), respellAwaitUsing or else respellAddedIdentifiers (newident.go) applies, and the
+// respelled input is plain JavaScript (see the top of this file). Otherwise it returns syntax.
+// It makes two more esbuild passes over the program, each after a look at the compilation's
+// context, with their memory reserved first.
 func (c *compilation) respelled(input string, errs []api.Message, syntax, refused *Error) (*Program, error) {
+	if refused != nil || c.opts.esbuildOutput || len(errs) == 0 || !verbatimCandidate(input) {
+		return nil, syntax
+	}
 	alt, ok := respellAwaitUsing(input, errs)
-	if !ok || refused != nil || c.opts.esbuildOutput {
+	if !ok {
+		alt, ok = c.respellAddedIdentifiers(input)
+		if c.poll.err != nil {
+			return nil, c.poll.err
+		}
+	}
+	if !ok {
 		return nil, syntax
 	}
 	if c.poll.check() {
