@@ -44,6 +44,7 @@ func TestRunnerClassifies(t *testing.T) {
 		{"cases/module.js", skipped, "module"},
 		{"cases/template-object.js", Machinery, ""},
 		{"cases/await-using-for-head.js", pass, ""},
+		{"cases/added-identifiers.js", pass, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.path, func(t *testing.T) {

@@ -41,6 +41,7 @@ func TestRespellAddedIdentifiers(t *testing.T) {
 		{"not an identifier character", "let a\U0001CC00 = 1", "Expected"},
 		{"the same name declared twice", "let \u1c89 = 1\nlet \\u{1C89} = 2", `found "\u1c89"`},
 		{"another syntax error after", "let \u1c89 = 1\nlet = ;", `found "\u1c89"`},
+		{"an await using esbuild refuses too", "for (await using r = null; ; ) break\nlet \u1c89 = 1", awaitUsingRefused},
 		{"lone CR", "let \u1c89 = 1\rreturn \u1c89", `found "\u1c89"`},
 		{"one spare left", "let " + allButLast + ", \u1c89 = 1\nreturn \u1c89", ""},
 		{"no spare left", "let " + allSpareStart3 + ", \u1c89 = 1", `found "\u1c89"`},
