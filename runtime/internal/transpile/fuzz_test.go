@@ -22,6 +22,7 @@ import (
 func FuzzCompile(f *testing.F) {
 	f.Add("return 1")
 	f.Add("const m = new Map<string, number>(); return m.size < 1 ? [1] : {a: 1}")
+	f.Add("let \u1c89 = 1, a\u0897 = `\u1c89`; class C { #\\u{10D4A}\\u0897 = 2 } // \u1c89\nreturn \\u1C89")
 	f.Fuzz(func(t *testing.T, src string) {
 		before, start := heapAllocated(), time.Now()
 		p, err := Compile(src)
