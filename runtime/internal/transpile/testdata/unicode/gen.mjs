@@ -1,6 +1,6 @@
 // gen.mjs writes ../../idtables.go: the identifier characters that Unicode 16.0 and 17.0 added
 // to ID_Start and ID_Continue after Unicode 15.1 (esbuild's tables), and the spare characters of
-// 15.1 that respellNewIdentifiers (newident.go) writes in their place.
+// 15.1 that respellAddedIdentifiers (newident.go) writes in their place.
 //
 // Usage, from runtime/internal/transpile (the data is not committed; both packages are MIT):
 //
