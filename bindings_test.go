@@ -164,7 +164,7 @@ func TestBindingGetsRunContextAndLateResultsAreDropped(t *testing.T) {
 	ctx := context.WithValue(context.Background(), key{}, "mine")
 	res, err := rt.Run(ctx, coderun.Request{Program: `return await tools.hang({})`, Bindings: []coderun.Namespace{ns}})
 	require.NoError(t, err)
-	require.Equal(t, &coderun.Failure{Kind: coderun.Timeout, Message: "wall-clock ceiling reached (300ms)"}, res.Error)
+	require.Equal(t, &coderun.Failure{Kind: coderun.Timeout, Budget: coderun.BudgetWall, Message: "wall-clock ceiling reached (300ms)"}, res.Error)
 	require.True(t, sawValue.Load(), "the host function receives the ctx passed to Run")
 	close(release)
 	<-returned
@@ -319,9 +319,9 @@ func TestBindingCallsGoexit(t *testing.T) {
 		},
 	}}
 	res := runWith(t, rt, `return await tools.exit({})`, ns)
-	require.Equal(t, &coderun.Failure{Kind: coderun.WorkerExit, Message: "worker error: a binding called runtime.Goexit"}, res.Error)
+	require.Equal(t, &coderun.Failure{Kind: coderun.WorkerExit, Budget: coderun.BudgetHost, Message: "worker error: a binding called runtime.Goexit"}, res.Error)
 	res = runWith(t, rt, `return await Promise.all([tools.exit({}), tools.exit({})])`, ns)
-	require.Equal(t, &coderun.Failure{Kind: coderun.WorkerExit, Message: "worker error: a binding called runtime.Goexit"}, res.Error)
+	require.Equal(t, &coderun.Failure{Kind: coderun.WorkerExit, Budget: coderun.BudgetHost, Message: "worker error: a binding called runtime.Goexit"}, res.Error)
 }
 
 // Go refuses an argument with a lone surrogate (a binding could not decode

@@ -212,7 +212,14 @@ func fromMs(f float64) time.Duration { return time.Duration(f * float64(time.Mil
 
 // Failure is how a run failed.
 type Failure struct {
-	Kind    Kind   `json:"kind"`
+	// Kind classifies the failure.
+	Kind Kind `json:"kind"`
+	// Budget names the limit that ended the run, or the fault (of the
+	// engine, of the host) that did: code can switch on it rather than on
+	// Message. It is empty when the program itself (an exception, an
+	// invalid value) or the caller (an abort) ended the run.
+	Budget Budget `json:"budget,omitempty"`
+	// Message says what failed, for a person or a model to act on.
 	Message string `json:"message"`
 }
 
@@ -228,17 +235,51 @@ type Kind string
 const (
 	// Exception: the program threw, or its source did not compile.
 	Exception Kind = runtime.KindException
-	// Timeout: a budget ran out (fuel, compute time or wall time); the
-	// message names which.
+	// Timeout: a budget ran out (fuel, compute time or wall time);
+	// Failure.Budget and the message name which.
 	Timeout Kind = runtime.KindTimeout
 	// Abort: the caller's ctx was cancelled, or the Runtime was closed.
 	Abort Kind = runtime.KindAbort
-	// WorkerExit: the instance died (memory cap, trap, guest exit).
+	// WorkerExit: the instance died (memory cap, an engine fault, a host
+	// fault); Failure.Budget says which.
 	WorkerExit Kind = runtime.KindWorkerExit
 	// InvalidOutput: the completion value is not lossless JSON.
 	InvalidOutput Kind = runtime.KindInvalidOutput
 	// OutputLimit: logs plus value (or message) exceeded MaxOutputBytes.
 	OutputLimit Kind = runtime.KindOutputLimit
+)
+
+// Budget names what ended a run that a limit, or a fault outside the
+// program, ended (Failure.Budget). Each goes with one Kind.
+type Budget string
+
+// The budgets and faults that end runs.
+const (
+	// BudgetFuel: Config.Fuel was spent (Timeout).
+	BudgetFuel Budget = runtime.BudgetFuel
+	// BudgetCompute: Config.ComputeTime was spent, the guest busy (Timeout).
+	BudgetCompute Budget = runtime.BudgetCompute
+	// BudgetWall: Config.WallTime was reached (Timeout).
+	BudgetWall Budget = runtime.BudgetWall
+	// BudgetMemory: Config.MemoryBytes was reached, by the guest or by
+	// what the host holds for the run (WorkerExit).
+	BudgetMemory Budget = runtime.BudgetMemory
+	// BudgetStack: the guest's native stack, of a fixed size, is full
+	// (WorkerExit); a deep recursion normally fails first as a
+	// RangeError the program can catch.
+	BudgetStack Budget = runtime.BudgetStack
+	// BudgetOutput: the logs plus the value or the message exceeded
+	// Config.MaxOutputBytes (OutputLimit).
+	BudgetOutput Budget = runtime.BudgetOutput
+	// BudgetProgram: the program's source is over Config.MaxProgramBytes
+	// (Exception).
+	BudgetProgram Budget = runtime.BudgetProgram
+	// BudgetEngine: the JavaScript engine faulted, a bug of coderun's, not
+	// of the program (WorkerExit).
+	BudgetEngine Budget = runtime.BudgetEngine
+	// BudgetHost: a host function called runtime.Goexit, or the OnLog hook
+	// panicked: a bug of the host, not of the program (WorkerExit).
+	BudgetHost Budget = runtime.BudgetHost
 )
 
 // ErrClosed is returned by Run after Close.
@@ -330,7 +371,7 @@ func (r *Runtime) Run(ctx context.Context, req Request) (Result, error) {
 		res.Logs = []string{}
 	}
 	if o.Kind != "" {
-		res.Error = &Failure{Kind: Kind(o.Kind), Message: o.Message}
+		res.Error = &Failure{Kind: Kind(o.Kind), Budget: Budget(o.Budget), Message: o.Message}
 	} else if o.Value != nil {
 		res.Value = json.RawMessage(o.Value)
 	}

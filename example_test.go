@@ -162,3 +162,31 @@ func ExampleDeclarations() {
 	// };
 	// declare class ToolCallError extends Error { readonly toolName: string; }
 }
+
+// Failure.Budget says which budget ended a run, for code to switch on;
+// the message says the same for a person or a model.
+func ExampleFailure_budget() {
+	cfg := coderun.DefaultConfig()
+	cfg.Fuel = 1_000_000
+	rt, err := coderun.New(cfg)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer rt.Close(context.Background())
+
+	res, err := rt.Run(context.Background(), coderun.Request{Program: `for (;;) {}`})
+	if err != nil {
+		log.Fatal(err)
+	}
+	if f := res.Error; f != nil {
+		switch f.Budget {
+		case coderun.BudgetFuel, coderun.BudgetCompute:
+			fmt.Println("too much computation:", f.Message)
+		case coderun.BudgetMemory:
+			fmt.Println("too much memory:", f.Message)
+		default:
+			fmt.Println(f.Kind, f.Message)
+		}
+	}
+	// Output: too much computation: fuel budget exhausted (1000000 units)
+}

@@ -7,10 +7,14 @@ type Trip int
 
 // The budgets a Meter can trip.
 const (
+	// None: no budget ran out.
 	None Trip = iota
-	tripFuel
-	tripCompute
-	tripWall
+	// TripFuel: the run spent its Fuel.
+	TripFuel
+	// TripCompute: the guest was busy for its ComputeTime.
+	TripCompute
+	// TripWall: the run reached its WallTime.
+	TripWall
 )
 
 // slice is the most fuel handed to the guest between two checks. It bounds
@@ -85,13 +89,13 @@ func (m *Meter) FuelUsed(left int64) uint64 {
 // Spend adds n units spent outside the guest's fuel global: a run that
 // reuses the bytecode an earlier run compiled is charged the fuel that
 // compiling it spent, so that every run of a program spends the same fuel and
-// reports what it was charged. It returns tripFuel when the run has now spent
+// reports what it was charged. It returns TripFuel when the run has now spent
 // more than the budget, as a guest that spent it would have tripped at its
 // next yield; left is the guest's fuel global now.
 func (m *Meter) Spend(n uint64, left int64) Trip {
 	m.used += n
 	if m.FuelUsed(left) > m.limits.Fuel {
-		return tripFuel
+		return TripFuel
 	}
 	return None
 }
@@ -106,7 +110,7 @@ func (m *Meter) Refill(left int64, now time.Time) (int64, Trip) {
 	// that trips here reads its fuel from the global as the guest left it).
 	m.given = left
 	if m.used >= m.limits.Fuel {
-		return 0, tripFuel
+		return 0, TripFuel
 	}
 	if t := m.checkTime(now); t != None {
 		return 0, t
@@ -140,10 +144,10 @@ func (m *Meter) nextSlice(now time.Time) int64 {
 // checkTime reports whether compute or wall time ran out.
 func (m *Meter) checkTime(now time.Time) Trip {
 	if now.Sub(m.start) >= m.limits.WallTime {
-		return tripWall
+		return TripWall
 	}
 	if m.Busy(now) >= m.limits.ComputeTime {
-		return tripCompute
+		return TripCompute
 	}
 	return None
 }
@@ -157,11 +161,11 @@ func (m *Meter) WallDeadline() time.Time { return m.start.Add(m.limits.WallTime)
 // Message returns the timeout message for t.
 func (m *Meter) Message(t Trip) string {
 	switch t {
-	case tripFuel:
+	case TripFuel:
 		return FuelMessage(m.limits.Fuel)
-	case tripCompute:
+	case TripCompute:
 		return computeMessage(m.limits.ComputeTime)
-	case tripWall:
+	case TripWall:
 		return WallMessage(m.limits.WallTime)
 	}
 	return ""

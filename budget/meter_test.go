@@ -26,7 +26,7 @@ func simulate(t *testing.T, limit uint64, charges []int64, perUnit time.Duration
 		}
 		yields++
 		next, trip := m.Refill(fuel, now)
-		if trip == tripFuel {
+		if trip == TripFuel {
 			// What a run reports: FuelUsed of the global as the guest left it.
 			if got := m.FuelUsed(fuel); got != m.used {
 				t.Fatalf("FuelUsed after the trip is %d, the refill counted %d (overdraft %d)", got, m.used, -fuel)
@@ -90,7 +90,7 @@ func TestSpend(t *testing.T) {
 		{"from the slice", 0, 100, 60, None},
 		{"after a refill", 5000, 10, 3000, None},
 		{"up to the budget", 5000, 10, 10000 - 5010, None},
-		{"past the budget", 5000, 10, 10000 - 5009, tripFuel},
+		{"past the budget", 5000, 10, 10000 - 5009, TripFuel},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			m := NewMeter(Limits{Fuel: 10000, ComputeTime: 1 << 62, WallTime: 1 << 62}, now)

@@ -185,7 +185,7 @@ func oversizeReply(s *envelopeScanner, limit, maxProgramBytes int64) (reply []by
 		"the program must be smaller: split the work into several runs", limit, maxProgramBytes)
 	if s.isToolCall() {
 		res := FormatResult(coderun.Result{Error: &coderun.Failure{Kind: coderun.Exception,
-			Message: "SyntaxError: " + text}}, 0)
+			Budget: coderun.BudgetProgram, Message: "SyntaxError: " + text}}, 0)
 		body, _ := marshalJSON(map[string]any{"jsonrpc": "2.0", "id": s.id, "result": res})
 		return body, true
 	}

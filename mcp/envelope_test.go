@@ -64,7 +64,7 @@ func TestOversizeReply(t *testing.T) {
 	require.NoError(t, json.Unmarshal(reply, &res), string(reply))
 	require.Equal(t, 4, res.ID)
 	require.True(t, res.Result.IsError)
-	require.Equal(t, "code run failed (exception): SyntaxError: the request is over 100 bytes, the limit for programs of up to Config.MaxProgramBytes = 10 bytes; the program must be smaller: split the work into several runs",
+	require.Equal(t, "code run failed (exception, program): SyntaxError: the request is over 100 bytes, the limit for programs of up to Config.MaxProgramBytes = 10 bytes; the program must be smaller: split the work into several runs",
 		res.Result.Content[0].Text)
 
 	s = &envelopeScanner{}

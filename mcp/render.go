@@ -28,10 +28,16 @@ const MaxIndentBytes = 64 << 10
 // OutputSchema). So the value's text is never larger than its compact JSON
 // plus MaxIndentBytes, nor than maxOutputBytes when the compact JSON fits.
 // On failure it is an error result whose text is "code run failed (KIND):
-// MESSAGE", followed by the log entries written before the failure.
+// MESSAGE", or "code run failed (KIND, BUDGET): MESSAGE" when a budget or a
+// fault ended the run (see coderun.Failure), followed by the log entries
+// written before the failure.
 func FormatResult(res coderun.Result, maxOutputBytes int64) *sdk.CallToolResult {
 	if res.Error != nil {
-		text := fmt.Sprintf("code run failed (%s): %s", res.Error.Kind, res.Error.Message)
+		label := string(res.Error.Kind)
+		if res.Error.Budget != "" {
+			label += ", " + string(res.Error.Budget)
+		}
+		text := fmt.Sprintf("code run failed (%s): %s", label, res.Error.Message)
 		if len(res.Logs) > 0 {
 			text += "\n\noutput before the failure:\n" + strings.Join(res.Logs, "\n")
 		}

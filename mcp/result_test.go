@@ -79,8 +79,10 @@ func TestFormatResult(t *testing.T) {
 		{name: "logs only", res: coderun.Result{Logs: []string{"only"}},
 			texts: []string{"only"}, structured: `{"logs":["only"]}`},
 		{name: "nothing", res: coderun.Result{}, texts: []string{"(no output)"}, structured: `{"logs":[]}`},
-		{name: "failure", res: coderun.Result{Logs: []string{"before"}, Error: &coderun.Failure{Kind: coderun.Timeout, Message: "Config.WallTime (1s) ran out"}},
-			texts: []string{"code run failed (timeout): Config.WallTime (1s) ran out\n\noutput before the failure:\nbefore"}},
+		{name: "failure", res: coderun.Result{Logs: []string{"before"}, Error: &coderun.Failure{Kind: coderun.Timeout, Budget: coderun.BudgetWall, Message: "wall-clock ceiling reached (1000ms)"}},
+			texts: []string{"code run failed (timeout, wall): wall-clock ceiling reached (1000ms)\n\noutput before the failure:\nbefore"}},
+		{name: "failure without a budget", res: coderun.Result{Error: &coderun.Failure{Kind: coderun.Exception, Message: "Error: x"}},
+			texts: []string{"code run failed (exception): Error: x"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -224,7 +224,7 @@ func (s *Server) RunCode(ctx context.Context, code string) *sdk.CallToolResult {
 // runCode is RunCode, reporting the run's progress to p (which may be nil).
 func (s *Server) runCode(ctx context.Context, code string, p *progressReporter) *sdk.CallToolResult {
 	if n := int64(len(code)); n > s.maxProgramBytes {
-		return FormatResult(coderun.Result{Error: &coderun.Failure{Kind: coderun.Exception, Message: fmt.Sprintf(
+		return FormatResult(coderun.Result{Error: &coderun.Failure{Kind: coderun.Exception, Budget: coderun.BudgetProgram, Message: fmt.Sprintf(
 			"SyntaxError: the program is %d bytes, over the limit of Config.MaxProgramBytes = %d bytes; split the work into several runs",
 			n, s.maxProgramBytes)}}, 0)
 	}

@@ -121,7 +121,7 @@ return {echo: e, sum: s.sum * 2, failed, json: await local["get-json"]({})};`,
 			wantPrefix: "code run failed (exception): RangeError: boom", contains: []string{"program.ts:3", "\n\noutput before the failure:\none\ntwo"}, isError: true},
 		{name: "syntax error", code: `return (`, wantPrefix: "code run failed (exception): SyntaxError", isError: true},
 		{name: "runaway", code: `console.log("spinning"); while (true) {}`,
-			wantPrefix: "code run failed (timeout): ", contains: []string{"output before the failure:\nspinning"}, isError: true},
+			wantPrefix: "code run failed (timeout, compute): ", contains: []string{"output before the failure:\nspinning"}, isError: true},
 		{name: "invalid output", code: `return undefined ?? new Map()`, wantPrefix: "code run failed (invalid-output): ", isError: true},
 	}
 	for _, tc := range tests {

@@ -127,7 +127,7 @@ func TestStdioLineFilter(t *testing.T) {
 		p.t = t
 		text, isError := p.call(200, "return '"+strings.Repeat("x", maxProgram)+"'")
 		require.True(t, isError)
-		require.Equal(t, "code run failed (exception): SyntaxError: the program is 1009 bytes, over the limit of Config.MaxProgramBytes = 1000 bytes; split the work into several runs", text)
+		require.Equal(t, "code run failed (exception, program): SyntaxError: the program is 1009 bytes, over the limit of Config.MaxProgramBytes = 1000 bytes; split the work into several runs", text)
 	})
 
 	t.Run("line over the limit", func(t *testing.T) {

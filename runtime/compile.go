@@ -37,7 +37,7 @@ var (
 // compilations are not otherwise limited in number. Close waits for them (Engine.compiling).
 func (r *run) compile() *transpile.Program {
 	if err := transpile.CheckSize(r.source, r.limits.MaxProgramBytes); err != nil {
-		r.end(KindException, err.Error())
+		r.exhaust(BudgetProgram, err.Error())
 		return nil
 	}
 	reserved := &compileReservation{mem: r.mem}
@@ -82,7 +82,7 @@ func (r *run) compile() *transpile.Program {
 		r.end(KindAbort, "runtime disposed")
 	case <-wall.C:
 		cancel(errCompileWall)
-		r.end(KindTimeout, budget.WallMessage(r.limits.WallTime))
+		r.exhaust(BudgetWall, budget.WallMessage(r.limits.WallTime))
 	}
 	return nil
 }
@@ -92,7 +92,7 @@ func (r *run) compiled(prog *transpile.Program, err error) *transpile.Program {
 	var tooBig *compileMemoryError
 	switch {
 	case errors.As(err, &tooBig):
-		r.end(KindWorkerExit, r.mem.CompileExceeded(tooBig.need))
+		r.exhaust(BudgetMemory, r.mem.CompileExceeded(tooBig.need))
 		return nil
 	case err != nil:
 		r.end(KindException, err.Error())

@@ -41,6 +41,45 @@ const (
 	KindOutputLimit   = "output-limit"
 )
 
+// Budgets: what ended a run that a limit or a fault rather than the program
+// ended (Outcome.Budget). Each goes with one kind (see budgetKind). Package
+// coderun exports them as its Budget constants without copying them.
+const (
+	BudgetFuel    = "fuel"    // timeout: Fuel spent
+	BudgetCompute = "compute" // timeout: ComputeTime spent
+	BudgetWall    = "wall"    // timeout: WallTime reached
+	BudgetMemory  = "memory"  // worker-exit: MemoryBytes reached
+	BudgetStack   = "stack"   // worker-exit: the guest's native stack is full
+	BudgetOutput  = "output"  // output-limit: MaxOutputBytes reached
+	BudgetProgram = "program" // exception: the program is over MaxProgramBytes
+	BudgetEngine  = "engine"  // worker-exit: the engine faulted
+	BudgetHost    = "host"    // worker-exit: a host function or hook broke the run
+)
+
+// budgetKind is the kind of failure a run that budget b ended has.
+func budgetKind(b string) string {
+	switch b {
+	case BudgetFuel, BudgetCompute, BudgetWall:
+		return KindTimeout
+	case BudgetOutput:
+		return KindOutputLimit
+	case BudgetProgram:
+		return KindException
+	}
+	return KindWorkerExit
+}
+
+// tripBudget is the budget of a Meter's trip.
+func tripBudget(t budget.Trip) string {
+	switch t {
+	case budget.TripFuel:
+		return BudgetFuel
+	case budget.TripCompute:
+		return BudgetCompute
+	}
+	return BudgetWall
+}
+
 // Guest stack: room for about 6,300 frames of a simple recursive function
 // (about 316 bytes each with QuickJS-NG 0.16; the contract asks for 5,000
 // at the default MemoryBytes), so that QuickJS's own limit, a catchable
@@ -238,9 +277,12 @@ type Func = func(ctx context.Context, args json.RawMessage) (json.RawMessage, er
 
 // Outcome is what a run produced.
 type Outcome struct {
-	Value   []byte // compact JSON, nil when absent
-	Logs    []string
-	Kind    string // "" on success
+	Value []byte // compact JSON, nil when absent
+	Logs  []string
+	Kind  string // "" on success
+	// Budget is the limit or fault that ended the run (BudgetFuel, …), ""
+	// when the program itself or the caller ended it.
+	Budget  string
 	Message string
 	// FuelUsed is the fuel the run spent (see budget.fuelUnit).
 	FuelUsed uint64

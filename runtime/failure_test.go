@@ -1,8 +1,12 @@
 package runtime
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"testing"
+
+	"github.com/coderun/coderun/internal/quickjs"
 
 	"github.com/stretchr/testify/require"
 )
@@ -23,5 +27,36 @@ func TestFailureMessage(t *testing.T) {
 		{"quickjs: guest out of memory", "worker error: quickjs: guest out of memory"},
 	} {
 		require.Equal(t, tc.want, failureMessage(errors.New(tc.err)), tc.err)
+	}
+}
+
+// An instance failure ends the run with the budget that caused it: the
+// memory cap's, or the engine's for a fault of the engine, as
+// coderun.Failure.Budget reports it.
+func TestInstanceFailureBudget(t *testing.T) {
+	e := loopEngine(t)
+	for _, tc := range []struct {
+		err    error
+		kind   string
+		budget string
+	}{
+		{errors.New("wasm error: unreachable\nwasm stack trace:\n\t.free(i32)"), KindWorkerExit, BudgetEngine},
+		{fmt.Errorf("growing: %w", errMemoryLimit), KindWorkerExit, BudgetMemory},
+		{&quickjs.ExitError{Code: 3}, KindWorkerExit, BudgetEngine},
+	} {
+		r := newRun(context.Background(), e, "", nil)
+		r.guest(func() error { return tc.err })
+		o := r.outcome()
+		r.calls.Close()
+		require.Equal(t, tc.kind, o.Kind, tc.err)
+		require.Equal(t, tc.budget, o.Budget, tc.err)
+	}
+	for _, b := range []string{BudgetFuel, BudgetCompute, BudgetWall} {
+		require.Equal(t, KindTimeout, budgetKind(b))
+	}
+	require.Equal(t, KindOutputLimit, budgetKind(BudgetOutput))
+	require.Equal(t, KindException, budgetKind(BudgetProgram))
+	for _, b := range []string{BudgetMemory, BudgetStack, BudgetEngine, BudgetHost} {
+		require.Equal(t, KindWorkerExit, budgetKind(b))
 	}
 }

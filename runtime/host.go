@@ -108,9 +108,9 @@ func (r *run) StackLow(in *quickjs.Instance, sp uint32) uint32 {
 	mark, ok := r.gmem.low(sp)
 	if !ok {
 		if r.gmem.full() {
-			r.stop(KindWorkerExit, "worker error: the guest's C stack overflowed")
+			r.stopFor(BudgetStack, "worker error: the guest's C stack overflowed")
 		}
-		r.stop(KindWorkerExit, budget.MemoryMessage(r.limits.MemoryBytes))
+		r.stopFor(BudgetMemory, budget.MemoryMessage(r.limits.MemoryBytes))
 	}
 	return mark
 }
@@ -144,7 +144,7 @@ func (r *run) log(b []byte) {
 		}
 	}
 	if fit != serialize.FitWhole {
-		r.stop(KindOutputLimit, serialize.OutputLimitMessage(r.limits.MaxOutputBytes))
+		r.stopFor(BudgetOutput, serialize.OutputLimitMessage(r.limits.MaxOutputBytes))
 	}
 }
 
@@ -155,7 +155,7 @@ func (r *run) keepLog(text serialize.LogText, b []byte) {
 	n := text.Len(b)
 	dst, ok := r.logs.room(n)
 	if !ok {
-		r.stop(KindWorkerExit, budget.MemoryMessage(r.limits.MemoryBytes))
+		r.stopFor(BudgetMemory, budget.MemoryMessage(r.limits.MemoryBytes))
 	}
 	if n < logLongEntry {
 		dst = text.AppendTo(dst, b)
@@ -185,7 +185,7 @@ func (r *run) keepLog(text serialize.LogText, b []byte) {
 func (r *run) notifyLog() {
 	defer func() {
 		if p := recover(); p != nil {
-			r.stop(KindWorkerExit, fmt.Sprintf(onLogPanicMessage, p))
+			r.stopFor(BudgetHost, fmt.Sprintf(onLogPanicMessage, p))
 		}
 	}()
 	r.onLog(r.logs.last())
@@ -218,11 +218,11 @@ func (r *run) done(kind int, payload quickjs.Value) {
 // made in pieces (see textPiece).
 func (r *run) settleText(b []byte) {
 	if !r.ledger.FitsValue(int64(len(b))) {
-		r.end(KindOutputLimit, serialize.OutputLimitMessage(r.limits.MaxOutputBytes))
+		r.exhaust(BudgetOutput, serialize.OutputLimitMessage(r.limits.MaxOutputBytes))
 		return
 	}
 	if !r.mem.Charge(int64(len(b))) {
-		r.end(KindWorkerExit, budget.MemoryMessage(r.limits.MemoryBytes))
+		r.exhaust(BudgetMemory, budget.MemoryMessage(r.limits.MemoryBytes))
 		return
 	}
 	r.valueCharge = int64(len(b))
@@ -270,11 +270,11 @@ func (r *run) doneInPlace(v quickjs.Value) int32 {
 		return hostcalls.CallNeedsText
 	}
 	if !r.ledger.FitsValue(int64(len(b))) {
-		r.end(KindOutputLimit, serialize.OutputLimitMessage(r.limits.MaxOutputBytes))
+		r.exhaust(BudgetOutput, serialize.OutputLimitMessage(r.limits.MaxOutputBytes))
 		return 0
 	}
 	if !r.mem.Charge(int64(cap(b))) {
-		r.end(KindWorkerExit, budget.MemoryMessage(r.limits.MemoryBytes))
+		r.exhaust(BudgetMemory, budget.MemoryMessage(r.limits.MemoryBytes))
 		return 0
 	}
 	r.valueCharge = int64(cap(b))
@@ -323,13 +323,13 @@ func (r *run) Sleep(d time.Duration) {
 	case <-r.e.closing:
 		r.stop(KindAbort, "runtime disposed")
 	case <-wall.C:
-		r.stop(KindTimeout, budget.WallMessage(r.limits.WallTime))
+		r.stopFor(BudgetWall, budget.WallMessage(r.limits.WallTime))
 	}
 }
 
 // Exit records that the guest called proc_exit.
 func (r *run) Exit(code uint32) {
-	r.end(KindWorkerExit, fmt.Sprintf("worker error: the program exited with code %d", code))
+	r.exhaust(BudgetEngine, fmt.Sprintf("worker error: the program exited with code %d", code))
 }
 
 // FuelYield refills the guest's fuel slice, or ends the run when a budget
@@ -351,7 +351,7 @@ func (r *run) FuelYield(in *quickjs.Instance, left int64) int64 {
 	default:
 	}
 	if r.calls.Goexited() {
-		r.end(KindWorkerExit, goexitMessage)
+		r.exhaust(BudgetHost, goexitMessage)
 		return r.halt(in, left)
 	}
 	if r.calls.HasPending() {
@@ -359,7 +359,7 @@ func (r *run) FuelYield(in *quickjs.Instance, left int64) int64 {
 	}
 	next, trip := r.meter.Refill(left, time.Now())
 	if trip != budget.None {
-		r.end(KindTimeout, r.meter.Message(trip))
+		r.exhaustTrip(trip)
 		return r.halt(in, left)
 	}
 	return next

@@ -55,7 +55,7 @@ func (r *run) executeDetached() Outcome {
 	}()
 	wall := time.NewTimer(time.Until(r.meter.WallDeadline()))
 	defer wall.Stop()
-	var kind, message string
+	var kind, b, message string
 	select {
 	case <-done:
 		return r.finishedOutcome(out, finished, panicked)
@@ -64,7 +64,7 @@ func (r *run) executeDetached() Outcome {
 	case <-r.e.closing:
 		kind, message = KindAbort, "runtime disposed"
 	case <-wall.C:
-		kind, message = KindTimeout, budget.WallMessage(r.limits.WallTime)
+		kind, b, message = KindTimeout, BudgetWall, budget.WallMessage(r.limits.WallTime)
 	}
 	if !r.inline.CompareAndSwap(inlineRunning, inlineAbandoned) {
 		// The run's goroutine is not in an inline call and will not enter
@@ -73,7 +73,7 @@ func (r *run) executeDetached() Outcome {
 		return r.finishedOutcome(out, finished, panicked)
 	}
 	r.hold() // from the idle timer: the run's goroutine parked before its call
-	r.end(kind, message)
+	r.settle(kind, b, message)
 	o := r.outcome()
 	r.closeRun()
 	return o
@@ -88,7 +88,7 @@ func (r *run) finishedOutcome(out Outcome, finished bool, panicked any) Outcome 
 	if finished {
 		return out
 	}
-	r.end(KindWorkerExit, goexitMessage)
+	r.exhaust(BudgetHost, goexitMessage)
 	return r.outcome()
 }
 

@@ -82,6 +82,7 @@ type run struct {
 	halted   int    // how the guest was stopped after the outcome was decided (see halt)
 	fuelUsed uint64 // at the moment the outcome was decided
 	kind     string
+	budget   string // the budget that ended the run, if one did (Outcome.Budget)
 	message  string
 	value    []byte
 }
@@ -107,11 +108,21 @@ func newRun(ctx context.Context, e *Engine, source string, bindings []Binding) *
 }
 
 // end decides the outcome; the first decision wins.
-func (r *run) end(kind, message string) {
+func (r *run) end(kind, message string) { r.settle(kind, "", message) }
+
+// exhaust decides the outcome of a run that budget b ended (a limit, or a
+// fault of the engine or the host), as the kind that goes with b.
+func (r *run) exhaust(b, message string) { r.settle(budgetKind(b), b, message) }
+
+// exhaustTrip decides the outcome of a run whose meter tripped.
+func (r *run) exhaustTrip(t budget.Trip) { r.exhaust(tripBudget(t), r.meter.Message(t)) }
+
+// settle decides the outcome; the first decision wins.
+func (r *run) settle(kind, b, message string) {
 	if r.ended {
 		return
 	}
-	r.ended, r.kind, r.message = true, kind, message
+	r.ended, r.kind, r.budget, r.message = true, kind, b, message
 	if r.in != nil && r.in.Fuel() != nil {
 		r.fuelUsed = r.meter.FuelUsed(int64(r.in.Fuel().Get()))
 	}
@@ -120,6 +131,13 @@ func (r *run) end(kind, message string) {
 // stop decides the outcome and unwinds the guest.
 func (r *run) stop(kind, message string) {
 	r.end(kind, message)
+	panic(errEnded)
+}
+
+// stopFor decides the outcome of a run that budget b ended and unwinds the
+// guest.
+func (r *run) stopFor(b, message string) {
+	r.exhaust(b, message)
 	panic(errEnded)
 }
 
@@ -186,7 +204,7 @@ func (r *run) start() {
 	}
 	r.api = r.e.snap.API
 	if err := r.attach(); err != nil {
-		r.end(KindWorkerExit, r.workerError(err))
+		r.exhaust(r.workerError(err))
 		return
 	}
 	r.guest(func() error {
@@ -250,12 +268,13 @@ func (r *run) attach() error {
 	return nil
 }
 
-// workerError is the worker-exit message for an error of the instance.
-func (r *run) workerError(err error) string {
+// workerError is the budget and the worker-exit message for an error of the
+// instance.
+func (r *run) workerError(err error) (string, string) {
 	if errors.Is(err, errMemoryLimit) {
-		return r.mem.Exceeded()
+		return BudgetMemory, r.mem.Exceeded()
 	}
-	return failureMessage(err)
+	return BudgetEngine, failureMessage(err)
 }
 
 // evalProgram evaluates the program's script, which yields its function,
@@ -273,7 +292,7 @@ func (r *run) evalProgram(params []string) (quickjs.Value, error) {
 			left = int64(fuel.Get())
 		}
 		if trip := r.meter.Spend(bc.Fuel, left); trip != budget.None {
-			r.end(KindTimeout, r.meter.Message(trip))
+			r.exhaustTrip(trip)
 			return quickjs.Exception, nil
 		}
 		return r.in.EvalBytecode(bc.Code, quickjs.EvalGlobal)
@@ -303,7 +322,7 @@ func (r *run) evalProgram(params []string) (quickjs.Value, error) {
 		r.end(KindException, r.program.Escaped().Error())
 		return quickjs.Exception, nil
 	} else if err != nil {
-		r.end(KindWorkerExit, "worker error: "+err.Error())
+		r.exhaust(BudgetEngine, "worker error: "+err.Error())
 		return quickjs.Exception, nil
 	}
 	var left int64
@@ -373,12 +392,12 @@ func (r *run) throwPending() {
 	}
 	exc, err := r.in.TakeException()
 	if err != nil {
-		r.end(KindWorkerExit, "worker error: "+err.Error())
+		r.exhaust(BudgetEngine, "worker error: "+err.Error())
 		return
 	}
 	if r.api == 0 {
 		s, _ := r.in.String(exc)
-		r.end(KindWorkerExit, "worker error: "+s)
+		r.exhaust(BudgetEngine, "worker error: "+s)
 		return
 	}
 	v, err := r.in.Call(r.api, quickjs.Undefined, quickjs.Int(hostcalls.APIRender), exc)
@@ -426,11 +445,11 @@ func (r *run) guest(f func() error) {
 	case errors.Is(err, errEnded):
 		// The outcome was decided by a host function.
 	case errors.As(err, &exit):
-		r.end(KindWorkerExit, fmt.Sprintf("worker error: the program exited with code %d", exit.Code))
+		r.exhaust(BudgetEngine, fmt.Sprintf("worker error: the program exited with code %d", exit.Code))
 	case r.e.qe.IsMemoryTrap(err):
-		r.end(KindWorkerExit, r.mem.Exceeded())
+		r.exhaust(BudgetMemory, r.mem.Exceeded())
 	default:
-		r.end(KindWorkerExit, r.workerError(err))
+		r.exhaust(r.workerError(err))
 	}
 }
 
@@ -487,7 +506,7 @@ func (r *run) wait() {
 func (r *run) block(batch []hostcalls.Event) []hostcalls.Event {
 	r.calls.LaunchPending()
 	if r.calls.Goexited() {
-		r.end(KindWorkerExit, goexitMessage)
+		r.exhaust(BudgetHost, goexitMessage)
 		return nil
 	}
 	if r.calls.Idle() && r.timers.Len() == 0 {
@@ -514,7 +533,7 @@ func (r *run) block(batch []hostcalls.Event) []hostcalls.Event {
 		return nil
 	case <-r.wall.C:
 		r.hold()
-		r.end(KindTimeout, budget.WallMessage(r.limits.WallTime))
+		r.exhaust(BudgetWall, budget.WallMessage(r.limits.WallTime))
 		return nil
 	}
 	r.hold()
@@ -532,7 +551,7 @@ func (r *run) block(batch []hostcalls.Event) []hostcalls.Event {
 	}
 	if r.calls.Goexited() {
 		clear(batch)
-		r.end(KindWorkerExit, goexitMessage)
+		r.exhaust(BudgetHost, goexitMessage)
 		return nil
 	}
 	return batch
@@ -561,7 +580,7 @@ func (r *run) deliver(ev hostcalls.Event) error {
 func (r *run) outcome() Outcome {
 	now := time.Now()
 	o := Outcome{
-		Logs: r.logs.strings(), Kind: r.kind, FuelUsed: r.fuelUsed,
+		Logs: r.logs.strings(), Kind: r.kind, Budget: r.budget, FuelUsed: r.fuelUsed,
 		Busy: r.meter.Busy(now), Wall: r.meter.Wall(now), PeakMemory: r.mem.Peak(),
 		Calls: r.calls.Made(), LogBytes: r.ledger.LogBytes(),
 	}
@@ -574,7 +593,7 @@ func (r *run) outcome() Outcome {
 	}
 	msg, ok := r.ledger.FitMessage(r.message)
 	if !ok && r.kind != KindOutputLimit {
-		o.Kind = KindOutputLimit
+		o.Kind, o.Budget = KindOutputLimit, BudgetOutput
 		msg, _ = r.ledger.FitMessage(serialize.OutputLimitMessage(r.limits.MaxOutputBytes))
 	}
 	o.Message = msg

@@ -67,7 +67,7 @@ func (r *run) interrupted() bool {
 	default:
 	}
 	if !time.Now().Before(r.meter.WallDeadline()) {
-		r.end(KindTimeout, budget.WallMessage(r.limits.WallTime))
+		r.exhaust(BudgetWall, budget.WallMessage(r.limits.WallTime))
 		return true
 	}
 	return false
@@ -124,12 +124,12 @@ func (r *run) endThrown(v quickjs.Value) (bool, error) {
 		switch {
 		case stopped:
 		case int64(end) > room:
-			r.end(KindOutputLimit, serialize.OutputLimitMessage(r.limits.MaxOutputBytes))
+			r.exhaust(BudgetOutput, serialize.OutputLimitMessage(r.limits.MaxOutputBytes))
 		default:
 			if bytes.Contains(b[:end], []byte("    at ")) {
 				r.endWithMessage(b[:end])
 			} else {
-				r.end(KindOutputLimit, serialize.OutputLimitMessage(r.limits.MaxOutputBytes))
+				r.exhaust(BudgetOutput, serialize.OutputLimitMessage(r.limits.MaxOutputBytes))
 			}
 		}
 	})
@@ -140,7 +140,7 @@ func (r *run) endThrown(v quickjs.Value) (bool, error) {
 // as its value would be.
 func (r *run) endWithMessage(b []byte) {
 	if !r.mem.Charge(int64(len(b))) {
-		r.end(KindWorkerExit, r.mem.Exceeded())
+		r.exhaust(BudgetMemory, r.mem.Exceeded())
 		return
 	}
 	r.valueCharge += int64(len(b))

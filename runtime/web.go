@@ -52,14 +52,15 @@ func (r *run) webGroup(g int) quickjs.Value {
 	}
 	code, fuel, err := r.e.web.get(r.e, g)
 	if err != nil {
-		r.stop(KindWorkerExit, "worker error: loading "+webGroups[g]+": "+err.Error())
+		r.stopFor(BudgetEngine, "worker error: loading "+webGroups[g]+": "+err.Error())
 	}
 	var left int64
 	if f := r.in.Fuel(); f != nil {
 		left = int64(f.Get())
 	}
 	if trip := r.meter.Spend(fuel, left); trip != budget.None {
-		r.stop(KindTimeout, r.meter.Message(trip))
+		r.exhaustTrip(trip)
+		panic(errEnded)
 	}
 	v, err := r.in.EvalBytecode(code, quickjs.EvalGlobal)
 	if err != nil {

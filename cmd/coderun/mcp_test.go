@@ -204,7 +204,7 @@ return {echo, sum, total: Number(/is (\d+)/.exec(sum)[1]) * 10, failed, mentions
 
 	text, isError = runCode(t, cs, `console.log("spinning"); while (true) {}`)
 	require.True(t, isError)
-	require.True(t, strings.HasPrefix(text, "code run failed (timeout): "), text)
+	require.True(t, strings.HasPrefix(text, "code run failed (timeout, compute): "), text)
 	require.Contains(t, text, "spinning")
 
 	// The examples of the description run as they are.
