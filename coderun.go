@@ -23,8 +23,11 @@ import (
 	"github.com/coderun/coderun/runtime"
 )
 
-// Config holds the budgets every run gets. It is validated by New; there are
-// no per-request knobs and no hidden defaults inside Run.
+// Config holds the budgets every run gets. A zero field takes its default,
+// DefaultConfig's value, so that Config{} is DefaultConfig() and a Config
+// may set only the fields it cares about; New fills in the defaults and
+// validates the result (a negative or out-of-range value is an error), once:
+// there are no per-request knobs and no defaults applied inside Run.
 type Config struct {
 	// Fuel is the deterministic compute budget, in fuel units. A unit is
 	// roughly one function call or one backward jump (loop iteration) of the
@@ -305,8 +308,8 @@ func DefaultConfig() Config {
 }
 
 // configError words a field error of runtime.New (a budget's, or
-// Prewarm's) as the Config field it names: "coderun: Config.Fuel must be
-// positive, got 0". Other errors are returned as they are.
+// Prewarm's) as the Config field it names: "coderun: Config.WallTime must
+// be positive, got -1s". Other errors are returned as they are.
 func configError(err error) error {
 	if fe, ok := errors.AsType[*budget.FieldError](err); ok {
 		return fmt.Errorf("coderun: Config.%w", fe)
@@ -320,14 +323,16 @@ type Runtime struct {
 	engine *runtime.Engine
 }
 
-// New validates cfg and makes a Runtime. The engine is compiled once per
+// New validates cfg, its zero fields taken as their defaults (see Config),
+// and makes a Runtime. The engine is compiled once per
 // process (per CacheDir, and per whether Prewarm is set) and shared by every
 // Runtime, whatever its budgets: the first New pays for compiling it, or for
 // loading it from CacheDir, and later ones take microseconds, so a host may
 // keep a Runtime per tenant tier. The error names the invalid field and its
 // value.
 func New(cfg Config) (*Runtime, error) {
-	e, err := runtime.New(context.Background(), runtime.Options{Limits: budget.From(cfg), CacheDir: cfg.CacheDir, Prewarm: cfg.Prewarm})
+	limits := budget.From(cfg).WithDefaults()
+	e, err := runtime.New(context.Background(), runtime.Options{Limits: limits, CacheDir: cfg.CacheDir, Prewarm: cfg.Prewarm})
 	if err != nil {
 		return nil, configError(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	goruntime "runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -28,14 +29,14 @@ func TestNewValidatesConfig(t *testing.T) {
 		mutate func(*coderun.Config)
 		want   string
 	}{
-		{"fuel", func(c *coderun.Config) { c.Fuel = 0 }, "Config.Fuel"},
 		{"compute", func(c *coderun.Config) { c.ComputeTime = -1 }, "Config.ComputeTime"},
-		{"wall", func(c *coderun.Config) { c.WallTime = 0 }, "Config.WallTime"},
+		{"wall", func(c *coderun.Config) { c.WallTime = -time.Second }, "Config.WallTime"},
 		{"memory low", func(c *coderun.Config) { c.MemoryBytes = 1 << 20 }, "Config.MemoryBytes"},
+		{"memory negative", func(c *coderun.Config) { c.MemoryBytes = -1 }, "Config.MemoryBytes"},
 		{"memory high", func(c *coderun.Config) { c.MemoryBytes = 5 << 30 }, "Config.MemoryBytes"},
 		{"output", func(c *coderun.Config) { c.MaxOutputBytes = 3 }, "Config.MaxOutputBytes must be at least 4, got 3"},
-		{"calls", func(c *coderun.Config) { c.MaxConcurrentCalls = 0 }, "Config.MaxConcurrentCalls"},
-		{"program", func(c *coderun.Config) { c.MaxProgramBytes = 0 }, "Config.MaxProgramBytes must be positive, got 0"},
+		{"calls", func(c *coderun.Config) { c.MaxConcurrentCalls = -1 }, "Config.MaxConcurrentCalls"},
+		{"program", func(c *coderun.Config) { c.MaxProgramBytes = -1 }, "Config.MaxProgramBytes must be positive, got -1"},
 		{"argument", func(c *coderun.Config) { c.MaxArgumentBytes = 1 }, "Config.MaxArgumentBytes must be at least 2, got 1"},
 	}
 	for _, tc := range tests {
@@ -314,12 +315,11 @@ func TestNewConfigErrorText(t *testing.T) {
 		mutate func(*coderun.Config)
 		want   string
 	}{
-		{func(c *coderun.Config) { c.Fuel = 0 }, "coderun: Config.Fuel must be positive, got 0"},
 		{func(c *coderun.Config) { c.ComputeTime = -1 }, "coderun: Config.ComputeTime must be positive, got -1ns"},
-		{func(c *coderun.Config) { c.WallTime = 0 }, "coderun: Config.WallTime must be positive, got 0s"},
+		{func(c *coderun.Config) { c.WallTime = -time.Second }, "coderun: Config.WallTime must be positive, got -1s"},
 		{func(c *coderun.Config) { c.MemoryBytes = 1 << 20 },
 			"coderun: Config.MemoryBytes must be between 4 MiB (4194304) and 4 GiB (4294967296), got 1048576"},
-		{func(c *coderun.Config) { c.MaxConcurrentCalls = 0 }, "coderun: Config.MaxConcurrentCalls must be positive, got 0"},
+		{func(c *coderun.Config) { c.MaxConcurrentCalls = -3 }, "coderun: Config.MaxConcurrentCalls must be positive, got -3"},
 		{func(c *coderun.Config) { c.Prewarm = -1 }, "coderun: Config.Prewarm must not be negative, got -1"},
 	}
 	for _, tc := range tests {
@@ -348,4 +348,27 @@ func TestResultErr(t *testing.T) {
 	var f *coderun.Failure
 	require.ErrorAs(t, res.Err(), &f)
 	require.Equal(t, coderun.Exception, f.Kind)
+}
+
+// A zero field of Config takes its default, as net/http's Server does: the
+// zero Config runs, and a Config that sets some fields has the defaults for
+// the others (the program limit's, here, seen in its message).
+func TestZeroConfigTakesDefaults(t *testing.T) {
+	for _, cfg := range []coderun.Config{{}, {MemoryBytes: 32 << 20, Prewarm: 1}} {
+		rt, err := coderun.New(cfg)
+		require.NoError(t, err, "%+v", cfg)
+		res, err := rt.Run(context.Background(), coderun.Request{Program: "return 6 * 7"})
+		require.NoError(t, err)
+		require.NoError(t, res.Err())
+		require.JSONEq(t, "42", string(res.Value))
+		huge := "return 1" + strings.Repeat(" ", 1<<20)
+		res, err = rt.Run(context.Background(), coderun.Request{Program: huge})
+		require.NoError(t, err)
+		require.Equal(t, coderun.BudgetProgram, res.Error.Budget)
+		require.Contains(t, res.Error.Message, "over the limit of 1048576 bytes (MaxProgramBytes)")
+		require.NoError(t, rt.Close(context.Background()))
+	}
+	// Only a zero is a default: a value out of bounds is still refused.
+	_, err := coderun.New(coderun.Config{MaxOutputBytes: 3})
+	require.EqualError(t, err, "coderun: Config.MaxOutputBytes must be at least 4, got 3")
 }

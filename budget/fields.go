@@ -146,6 +146,24 @@ func Defaults() Limits {
 	return l
 }
 
+// WithDefaults returns l with each zero field set to its default (see
+// [Fields]): coderun.New reads a zero field of a Config as "the default",
+// as net/http's Server does. Other values are kept as they are, for
+// [Limits.Validate] to check: a negative one is still refused.
+func (l Limits) WithDefaults() Limits {
+	v := reflect.ValueOf(&l).Elem()
+	for _, f := range Fields() {
+		if fv := v.FieldByName(f.Name); fv.IsZero() {
+			if fv.CanUint() {
+				fv.SetUint(uint64(f.Default))
+			} else {
+				fv.SetInt(f.Default)
+			}
+		}
+	}
+	return l
+}
+
 // From returns the budgets held by the fields of the struct s (such as a
 // coderun.Config) named as the rows of [Fields]. It panics when s lacks one
 // or holds it in another type: a programming error that the tests of s's

@@ -96,3 +96,21 @@ func TestFromCopyTo(t *testing.T) {
 		t.Fatalf("From: %+v", got)
 	}
 }
+
+// WithDefaults sets the zero fields, and only them, to their defaults: the
+// zero Limits become Defaults(), a set field is kept, and a negative one is
+// kept for Validate to refuse.
+func TestWithDefaults(t *testing.T) {
+	if got := (Limits{}).WithDefaults(); got != Defaults() {
+		t.Errorf("zero Limits: got %+v, want %+v", got, Defaults())
+	}
+	l := Limits{Fuel: 5, MemoryBytes: 8 << 20, WallTime: -1}.WithDefaults()
+	want := Defaults()
+	want.Fuel, want.MemoryBytes, want.WallTime = 5, 8<<20, -1
+	if l != want {
+		t.Errorf("got %+v, want %+v", l, want)
+	}
+	if err := l.Validate(); err == nil || err.Error() != "WallTime must be positive, got -1ns" {
+		t.Errorf("a negative field: got %v", err)
+	}
+}

@@ -240,6 +240,22 @@ func formatSize(n int64) string {
 	return strconv.FormatInt(n, 10)
 }
 
+// newRuntime makes the Runtime of the flags' cfg; its error is worded for
+// the command line (see flagError). A budget flag set to 0 is refused here,
+// as is any value out of its bounds: coderun.New takes a zero field as its
+// default, but every flag already defaults to it, so on the command line
+// --fuel 0 is a mistake, not a way to ask for the default.
+func newRuntime(cfg coderun.Config) (*coderun.Runtime, error) {
+	if err := budget.From(cfg).Validate(); err != nil {
+		return nil, flagError(fmt.Errorf("coderun: Config.%w", err))
+	}
+	rt, err := coderun.New(cfg)
+	if err != nil {
+		return nil, flagError(err)
+	}
+	return rt, nil
+}
+
 // fieldPattern matches the name of a Config field in an error message.
 var fieldPattern = regexp.MustCompile(`\bConfig\.([A-Z][A-Za-z]*)`)
 

@@ -184,9 +184,9 @@ func runRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "coderun: %v\n", err)
 		return 2
 	}
-	rt, err := coderun.New(o.cfg)
+	rt, err := newRuntime(o.cfg)
 	if err != nil {
-		fmt.Fprintf(stderr, "%v\n", flagError(err))
+		fmt.Fprintf(stderr, "%v\n", err)
 		return 2
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)

@@ -173,9 +173,9 @@ func runMCP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	rt, err := coderun.New(o.cfg)
+	rt, err := newRuntime(o.cfg)
 	if err != nil {
-		fmt.Fprintf(stderr, "coderun mcp: %v\n", flagError(err))
+		fmt.Fprintf(stderr, "coderun mcp: %v\n", err)
 		return 2
 	}
 	defer func() { _ = rt.Close(context.Background()) }()

@@ -38,6 +38,10 @@ func TestRunCommand(t *testing.T) {
 		{name: "two files", args: []string{"run", "a.ts", "b.ts"}, code: 2, stderrHa: "coderun run: want one FILE, got 2 arguments"},
 		{name: "invalid config", args: []string{"run", "--max-output", "2", "-"}, stdin: "return 1", code: 2,
 			stderrHa: "coderun: --max-output (Config.MaxOutputBytes) must be at least 4, got 2"},
+		{name: "zero budget flag", args: []string{"run", "--fuel", "0", "-"}, stdin: "return 1", code: 2,
+			stderrHa: "coderun: --fuel (Config.Fuel) must be positive, got 0"},
+		{name: "zero duration flag", args: []string{"run", "--wall-time", "0s", "-"}, stdin: "return 1", code: 2,
+			stderrHa: "coderun: --wall-time (Config.WallTime) must be positive, got 0s"},
 		{name: "unknown command", args: []string{"runn", "x.ts"}, code: 2, stderrHa: "coderun: unknown command \"runn\"\n\ncoderun runs"},
 	}
 	for _, tc := range tests {
