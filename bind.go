@@ -16,7 +16,7 @@ import (
 //
 // A Func carries no types: to declare the member's argument and result
 // types to a model, give the namespace a Doc made by Describe with the same
-// In and Out.
+// In and Out, or let AddFunc do both in one call.
 func Bind[In, Out any](fn func(ctx context.Context, in In) (Out, error)) Func {
 	return func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
 		var in In
@@ -40,4 +40,22 @@ func Bind[In, Out any](fn func(ctx context.Context, in In) (Out, error)) Func {
 		}
 		return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 	}
+}
+
+// AddFunc adds fn to ns as the member name, documented for Declarations
+// by description and by the JSON Schemas of In and Out, which it infers
+// from fn's own types, as the MCP go-sdk's AddTool does: the one call is
+// Bind(fn) in ns.Functions and Describe[In, Out](description) in ns.Docs,
+// so the two cannot drift apart. It makes the maps when they are nil and
+// replaces a member of the same name. Names are checked by Run, as for any
+// member.
+func AddFunc[In, Out any](ns *Namespace, name, description string, fn func(ctx context.Context, in In) (Out, error)) {
+	if ns.Functions == nil {
+		ns.Functions = map[string]Func{}
+	}
+	if ns.Docs == nil {
+		ns.Docs = map[string]Doc{}
+	}
+	ns.Functions[name] = Bind(fn)
+	ns.Docs[name] = Describe[In, Out](description)
 }

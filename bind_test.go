@@ -204,3 +204,37 @@ func TestDescribeMatchesBind(t *testing.T) {
 		require.Error(t, err, bad)
 	}
 }
+
+// AddFunc gives the member Bind gives and the declaration Describe gives,
+// whatever the types; it makes the namespace's maps and replaces a member
+// of the same name.
+func TestAddFuncIsBindAndDescribe(t *testing.T) {
+	class := &coderun.ErrorClass{Name: "ToolCallError", MemberNameProperty: "toolName"}
+	byHand := coderun.Namespace{Global: "tools", ErrorClass: class,
+		Functions: map[string]coderun.Func{
+			"search": coderun.Bind(search),
+			"all":    coderun.Bind(func(_ context.Context, v describeAll) (describeAll, error) { return v, nil }),
+			"echo":   coderun.Bind(func(_ context.Context, v any) (any, error) { return v, nil }),
+		},
+		Docs: map[string]coderun.Doc{
+			"search": coderun.Describe[searchIn, searchOut]("Searches."),
+			"all":    coderun.Describe[describeAll, describeAll]("Echoes every kind of field."),
+			"echo":   coderun.Describe[any, any](""),
+		},
+	}
+	added := coderun.Namespace{Global: "tools", ErrorClass: class}
+	coderun.AddFunc(&added, "search", "replaced below", func(context.Context, int) (int, error) { return 0, nil })
+	coderun.AddFunc(&added, "search", "Searches.", search)
+	coderun.AddFunc(&added, "all", "Echoes every kind of field.", func(_ context.Context, v describeAll) (describeAll, error) { return v, nil })
+	coderun.AddFunc(&added, "echo", "", func(_ context.Context, v any) (any, error) { return v, nil })
+	require.Equal(t, byHand.Declarations(), added.Declarations())
+	require.Equal(t, byHand.Docs, added.Docs)
+	require.Len(t, added.Functions, 3)
+
+	rt := newRuntime(t, nil)
+	for _, ns := range []coderun.Namespace{byHand, added} {
+		res := runWith(t, rt, `const r = await tools.search({q: "wasm"}); try { await tools.search({query: "x"}) } catch (e) { return [r.hits, r.names[0], e.message] }`, ns)
+		require.NoError(t, res.Err())
+		require.JSONEq(t, `[4, "wasm<&>", "invalid arguments: json: unknown field \"query\""]`, string(res.Value))
+	}
+}

@@ -190,3 +190,37 @@ func ExampleFailure_budget() {
 	}
 	// Output: too much computation: fuel budget exhausted (1000000 units)
 }
+
+// AddFunc adds a typed Go function to a namespace and documents it in one
+// call, its argument and result types inferred from the function: what
+// Bind and Describe do, without writing the types twice.
+func ExampleAddFunc() {
+	tools := coderun.Namespace{Global: "tools"}
+	coderun.AddFunc(&tools, "weather", "Forecasts the weather, in degrees Celsius per day.", weather)
+	fmt.Print(tools.Declarations())
+
+	rt, err := coderun.New(coderun.Config{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer rt.Close(context.Background())
+	res, err := rt.Run(context.Background(), coderun.Request{
+		Program:  `return (await tools.weather({city: "Oslo"})).celsius`,
+		Bindings: []coderun.Namespace{tools},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(string(res.Value), res.Err())
+	// Output:
+	// declare const tools: {
+	//   /** Forecasts the weather, in degrees Celsius per day. */
+	//   weather(args: {
+	//     /** a city name, e.g. Paris */
+	//     city: string;
+	//     /** how many days ahead; 1 when absent */
+	//     days?: number;
+	//   }): Promise<{ city: string; celsius: number[] }>;
+	// };
+	// [20] <nil>
+}
