@@ -319,9 +319,9 @@ func TestBindingCallsGoexit(t *testing.T) {
 		},
 	}}
 	res := runWith(t, rt, `return await tools.exit({})`, ns)
-	require.Equal(t, &coderun.Failure{Kind: coderun.WorkerExit, Budget: coderun.BudgetHost, Message: "worker error: a binding called runtime.Goexit"}, res.Error)
+	require.Equal(t, &coderun.Failure{Kind: coderun.WorkerExit, Budget: coderun.BudgetHost, Message: "host error: a binding called runtime.Goexit, which ended the run; this is a bug in the host, not an error in the program"}, res.Error)
 	res = runWith(t, rt, `return await Promise.all([tools.exit({}), tools.exit({})])`, ns)
-	require.Equal(t, &coderun.Failure{Kind: coderun.WorkerExit, Budget: coderun.BudgetHost, Message: "worker error: a binding called runtime.Goexit"}, res.Error)
+	require.Equal(t, &coderun.Failure{Kind: coderun.WorkerExit, Budget: coderun.BudgetHost, Message: "host error: a binding called runtime.Goexit, which ended the run; this is a bug in the host, not an error in the program"}, res.Error)
 }
 
 // Go refuses an argument with a lone surrogate (a binding could not decode

@@ -22,7 +22,7 @@ func TestMemoryCapIsWorkerExit(t *testing.T) {
 	for _, p := range programs {
 		res, err := rt.Run(context.Background(), coderun.Request{Program: p})
 		require.NoError(t, err)
-		require.Equal(t, &coderun.Failure{Kind: coderun.WorkerExit, Budget: coderun.BudgetMemory, Message: "worker error: memory limit of 32 MiB exceeded"}, res.Error, p)
+		require.Equal(t, &coderun.Failure{Kind: coderun.WorkerExit, Budget: coderun.BudgetMemory, Message: "memory limit of 32 MiB exceeded (MemoryBytes)"}, res.Error, p)
 		require.Nil(t, res.Value)
 		res, err = rt.Run(context.Background(), coderun.Request{Program: `return "alive"`})
 		require.NoError(t, err)

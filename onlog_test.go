@@ -97,7 +97,7 @@ func TestOnLogPanic(t *testing.T) {
 		require.NoError(t, err)
 		require.NotNil(t, res.Error)
 		require.Equal(t, coderun.WorkerExit, res.Error.Kind)
-		require.Equal(t, "worker error: the host's OnLog hook panicked (boom); this is a bug in the host, not an error in the program", res.Error.Message)
+		require.Equal(t, "host error: the host's OnLog hook panicked (boom); this is a bug in the host, not an error in the program", res.Error.Message)
 		require.Equal(t, []string{"one", "two"}, res.Logs)
 		require.Equal(t, 2, calls, "the run ends at the panic")
 		require.Nil(t, res.Value)

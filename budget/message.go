@@ -24,7 +24,7 @@ func WallMessage(wall time.Duration) string {
 
 // MemoryMessage is the worker-exit message when the memory cap was hit.
 func MemoryMessage(bytes int64) string {
-	return fmt.Sprintf("worker error: memory limit of %s exceeded", formatBytes(bytes))
+	return fmt.Sprintf("memory limit of %s exceeded (MemoryBytes)", formatBytes(bytes))
 }
 
 func formatBytes(n int64) string {

@@ -12,12 +12,12 @@ func TestMessages(t *testing.T) {
 		{FuelMessage(7), "fuel budget exhausted (7 units)"},
 		{computeMessage(1500 * time.Millisecond), "compute budget exhausted (1500ms busy)"},
 		{WallMessage(2 * time.Second), "wall-clock ceiling reached (2000ms)"},
-		{MemoryMessage(64 << 20), "worker error: memory limit of 64 MiB exceeded"},
-		{MemoryMessage(4<<20 + 1<<10), "worker error: memory limit of 4097 KiB exceeded"},
-		{MemoryMessage(4<<20 + 1), "worker error: memory limit of 4194305 bytes exceeded"},
-		{m.Exceeded(), "worker error: memory limit of 64 MiB exceeded"},
+		{MemoryMessage(64 << 20), "memory limit of 64 MiB exceeded (MemoryBytes)"},
+		{MemoryMessage(4<<20 + 1<<10), "memory limit of 4097 KiB exceeded (MemoryBytes)"},
+		{MemoryMessage(4<<20 + 1), "memory limit of 4194305 bytes exceeded (MemoryBytes)"},
+		{m.Exceeded(), "memory limit of 64 MiB exceeded (MemoryBytes)"},
 		{m.NoRoom("binding result", 99), "binding result of 99 bytes does not fit in the run's memory budget (MemoryBytes 67108864)"},
-		{m.CompileExceeded(96 << 20), "worker error: memory limit of 64 MiB exceeded: compiling the program takes about 96.0 MiB " +
+		{m.CompileExceeded(96 << 20), "memory limit of 64 MiB exceeded (MemoryBytes): compiling the program takes about 96.0 MiB " +
 			"of host memory, over MemoryBytes (67108864 bytes); make the program shorter, or pass large data through a binding " +
 			"instead of writing it in the program"},
 	}

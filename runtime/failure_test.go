@@ -20,11 +20,11 @@ func TestFailureMessage(t *testing.T) {
 		want string
 	}{
 		{"wasm error: out of bounds memory access\nwasm stack trace:\n\t.JS_CallInternal(...)",
-			"worker error: the JavaScript engine faulted (out of bounds memory access); this is an engine bug, not an error in the program"},
+			"engine error: the JavaScript engine faulted (out of bounds memory access); this is an engine bug, not an error in the program"},
 		{"wasm error: unreachable\nwasm stack trace:\n\t.free(i32)",
-			"worker error: the JavaScript engine faulted (unreachable); this is an engine bug, not an error in the program"},
-		{"wasm error: integer divide by zero", "worker error: the JavaScript engine faulted (integer divide by zero); this is an engine bug, not an error in the program"},
-		{"quickjs: guest out of memory", "worker error: quickjs: guest out of memory"},
+			"engine error: the JavaScript engine faulted (unreachable); this is an engine bug, not an error in the program"},
+		{"wasm error: integer divide by zero", "engine error: the JavaScript engine faulted (integer divide by zero); this is an engine bug, not an error in the program"},
+		{"quickjs: guest out of memory", "engine error: quickjs: guest out of memory; this is a failure of the engine, not an error in the program"},
 	} {
 		require.Equal(t, tc.want, failureMessage(errors.New(tc.err)), tc.err)
 	}

@@ -108,7 +108,7 @@ func (r *run) StackLow(in *quickjs.Instance, sp uint32) uint32 {
 	mark, ok := r.gmem.low(sp)
 	if !ok {
 		if r.gmem.full() {
-			r.stopFor(BudgetStack, "worker error: the guest's C stack overflowed")
+			r.stopFor(BudgetStack, stackMessage)
 		}
 		r.stopFor(BudgetMemory, budget.MemoryMessage(r.limits.MemoryBytes))
 	}
@@ -329,7 +329,7 @@ func (r *run) Sleep(d time.Duration) {
 
 // Exit records that the guest called proc_exit.
 func (r *run) Exit(code uint32) {
-	r.exhaust(BudgetEngine, fmt.Sprintf("worker error: the program exited with code %d", code))
+	r.exhaust(BudgetEngine, exitMessage(code))
 }
 
 // FuelYield refills the guest's fuel slice, or ends the run when a budget

@@ -257,7 +257,7 @@ func TestGoexitEndsRunAtOnce(t *testing.T) {
 			// A run that waited for (or computed until) its 30 s budgets
 			// would end as a timeout: no clock is needed to tell.
 			require.Equal(t, KindWorkerExit, o.Kind, "the run must fail at once, not at its 30 s budgets: %s", o.Message)
-			require.Equal(t, "worker error: a binding called runtime.Goexit", o.Message)
+			require.Equal(t, goexitMessage, o.Message)
 			require.Equal(t, []string{"started"}, o.Logs)
 			close(release)
 			waitGoroutines(t, before)

@@ -571,6 +571,8 @@
   function makeMember(ns, nsIndex, member, memberIndex) {
     const info = { ns, member };
     const badArguments = (id) => new Promise_((_, reject) => reject(rejection(ns, member, refusal(id))));
+    const noArgument = () => new Promise_((_, reject) => reject(rejection(ns, member,
+      accessText(ns.global, member) + " takes one argument, a JSON value such as {}, and was called without one")));
     return function (args) {
       // The host reads small plain values in place (no code of the program
       // can run meanwhile); it hands every other value back to be checked
@@ -579,7 +581,8 @@
       let id = host(0, 0, 0, undefined, OP_CALL_VALUE, nsIndex, memberIndex, args);
       if (id === CALL_NEEDS_TEXT) {
         const json = stringify(args); // never throws; undefined when args is not lossless (or missing)
-        if (json === undefined) return badArguments(CALL_REFUSED);
+        // A missing argument (or undefined) is not a value: say the member takes one.
+        if (json === undefined) return args === undefined ? noArgument() : badArguments(CALL_REFUSED);
         id = host(0, 0, 0, undefined, OP_CALL, nsIndex, memberIndex, json);
       }
       // The host refuses what the guest accepts as a value but a binding

@@ -43,6 +43,8 @@ func TestExceptionStackFrames(t *testing.T) {
 		// constructor: neither is the program's.
 		{"binding arguments refused", "const x = 1\nawait tools.echo(() => 1)",
 			"ToolError: binding arguments must be lossless JSON\n    at <program> (program.ts:2:13)"},
+		{"binding called with no argument", "const x = 1\nawait tools.echo()",
+			"ToolError: tools.echo takes one argument, a JSON value such as {}, and was called without one\n    at <program> (program.ts:2:13)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			o, err := e.run(context.Background(), tc.program, echoTools())

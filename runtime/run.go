@@ -20,12 +20,16 @@ import (
 
 // goexitMessage is the failure of a run one of whose bindings called
 // runtime.Goexit.
-const goexitMessage = "worker error: a binding called runtime.Goexit"
+const goexitMessage = "host error: a binding called runtime.Goexit, which ended the run; this is a bug in the host, not an error in the program"
 
 // onLogPanicMessage is the failure of a run whose OnLog hook panicked.
-const onLogPanicMessage = "worker error: the host's OnLog hook panicked (%v); this is a bug in the host, not an error in the program"
+const onLogPanicMessage = "host error: the host's OnLog hook panicked (%v); this is a bug in the host, not an error in the program"
 
 const programFile = "program.ts"
+
+// stackMessage is the failure of a run whose guest filled the engine's native stack.
+const stackMessage = "stack overflow: the engine's native stack is full (a recursion, or a nesting of values or " +
+	"expressions, too deep for it); make it shallower"
 
 // errEnded unwinds the guest once the run's outcome is decided.
 var errEnded = errors.New("coderun: run ended")
@@ -322,7 +326,7 @@ func (r *run) evalProgram(params []string) (quickjs.Value, error) {
 		r.end(KindException, r.program.Escaped().Error())
 		return quickjs.Exception, nil
 	} else if err != nil {
-		r.exhaust(BudgetEngine, "worker error: "+err.Error())
+		r.exhaust(BudgetEngine, engineError(err.Error()))
 		return quickjs.Exception, nil
 	}
 	var left int64
@@ -392,12 +396,12 @@ func (r *run) throwPending() {
 	}
 	exc, err := r.in.TakeException()
 	if err != nil {
-		r.exhaust(BudgetEngine, "worker error: "+err.Error())
+		r.exhaust(BudgetEngine, engineError(err.Error()))
 		return
 	}
 	if r.api == 0 {
 		s, _ := r.in.String(exc)
-		r.exhaust(BudgetEngine, "worker error: "+s)
+		r.exhaust(BudgetEngine, engineError(s))
 		return
 	}
 	v, err := r.in.Call(r.api, quickjs.Undefined, quickjs.Int(hostcalls.APIRender), exc)
@@ -445,7 +449,7 @@ func (r *run) guest(f func() error) {
 	case errors.Is(err, errEnded):
 		// The outcome was decided by a host function.
 	case errors.As(err, &exit):
-		r.exhaust(BudgetEngine, fmt.Sprintf("worker error: the program exited with code %d", exit.Code))
+		r.exhaust(BudgetEngine, exitMessage(exit.Code))
 	case r.e.qe.IsMemoryTrap(err):
 		r.exhaust(BudgetMemory, r.mem.Exceeded())
 	default:
@@ -464,9 +468,21 @@ func failureMessage(err error) string {
 		s = s[:i]
 	}
 	if reason, ok := strings.CutPrefix(s, "wasm error: "); ok {
-		return "worker error: the JavaScript engine faulted (" + reason + "); this is an engine bug, not an error in the program"
+		return "engine error: the JavaScript engine faulted (" + reason + "); this is an engine bug, not an error in the program"
 	}
-	return "worker error: " + s
+	return engineError(s)
+}
+
+// engineError is the message of a failure of the engine, which is not the program's: what
+// failed, then that the program is not to blame.
+func engineError(what string) string {
+	return "engine error: " + what + "; this is a failure of the engine, not an error in the program"
+}
+
+// exitMessage is the message of a run whose engine exited (its C code aborted): the program
+// cannot make it exit.
+func exitMessage(code uint32) string {
+	return engineError(fmt.Sprintf("the JavaScript engine exited with code %d", code))
 }
 
 // wait blocks until something happens, then delivers it to the guest.

@@ -52,7 +52,7 @@ func (r *run) webGroup(g int) quickjs.Value {
 	}
 	code, fuel, err := r.e.web.get(r.e, g)
 	if err != nil {
-		r.stopFor(BudgetEngine, "worker error: loading "+webGroups[g]+": "+err.Error())
+		r.stopFor(BudgetEngine, engineError("loading "+webGroups[g]+": "+err.Error()))
 	}
 	var left int64
 	if f := r.in.Fuel(); f != nil {

@@ -30,9 +30,10 @@ func stringCost(b []byte) int64 {
 }
 
 // OutputLimitMessage returns the failure message of an output-limit failure:
-// "outer output exceeded <limit> bytes".
+// "output exceeded <limit> bytes (MaxOutputBytes)", the output being the
+// logs plus the value or the failure message.
 func OutputLimitMessage(limit int64) string {
-	return "outer output exceeded " + strconv.FormatInt(limit, 10) + " bytes"
+	return "output exceeded " + strconv.FormatInt(limit, 10) + " bytes (MaxOutputBytes)"
 }
 
 // Fit says how much of a log entry Ledger.AddLog kept.

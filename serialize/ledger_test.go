@@ -84,9 +84,9 @@ func TestStringCostMatchesJSONStringify(t *testing.T) {
 
 func TestOutputLimitMessage(t *testing.T) {
 	msg := OutputLimitMessage(64)
-	require.Equal(t, "outer output exceeded 64 bytes", msg)
-	require.Equal(t, int64(32), stringCost([]byte(msg)))
-	require.Equal(t, "outer output exceeded 67108864 bytes", OutputLimitMessage(64<<20))
+	require.Equal(t, "output exceeded 64 bytes (MaxOutputBytes)", msg)
+	require.Equal(t, int64(43), stringCost([]byte(msg)))
+	require.Equal(t, "output exceeded 67108864 bytes (MaxOutputBytes)", OutputLimitMessage(64<<20))
 }
 
 func TestFitString(t *testing.T) {
@@ -193,7 +193,7 @@ func TestLedgerAddLog(t *testing.T) {
 
 func TestLedger64MiBLog(t *testing.T) {
 	const limit = 64 << 20
-	room := len(`"outer output exceeded 67108864 bytes"`)
+	room := len(`"output exceeded 67108864 bytes (MaxOutputBytes)"`)
 	entry := []byte(strings.Repeat("a", limit-room-4)) // [""] is 4
 	tests := []struct {
 		name string
@@ -215,7 +215,7 @@ func TestLedger64MiBLog(t *testing.T) {
 			require.False(t, l.FitsValue(int64(room+1)))
 			msg, whole := l.FitMessage(OutputLimitMessage(limit))
 			require.True(t, whole)
-			require.Equal(t, "outer output exceeded 67108864 bytes", msg)
+			require.Equal(t, "output exceeded 67108864 bytes (MaxOutputBytes)", msg)
 		})
 	}
 }
@@ -232,10 +232,10 @@ func TestLedgerReservesOutputLimitMessage(t *testing.T) {
 	}{
 		{4, 4, ""},
 		{11, 11, ""},
-		{33, 33, ""}, // the message needs 32 and "[]" 2
-		{34, 2, "outer output exceeded 34 bytes"},     // exactly enough: no logs at all
-		{64, 32, "outer output exceeded 64 bytes"},    // 64 - 32
-		{300, 267, "outer output exceeded 300 bytes"}, // 300 - 33
+		{44, 44, ""}, // the message needs 43 and "[]" 2
+		{45, 2, "output exceeded 45 bytes (MaxOutputBytes)"},     // exactly enough: no logs at all
+		{64, 21, "output exceeded 64 bytes (MaxOutputBytes)"},    // 64 - 43
+		{300, 256, "output exceeded 300 bytes (MaxOutputBytes)"}, // 300 - 44
 	}
 	for _, tc := range tests {
 		t.Run(fmt.Sprint(tc.limit), func(t *testing.T) {
@@ -317,7 +317,7 @@ func TestLedgerAddLogReadsOnlyTheBudget(t *testing.T) {
 	got, fit := l.AddLog(big)
 	require.Equal(t, fitPrefix, fit)
 	require.Equal(t, strings.Repeat("a", int(l.LogLimit())-4), got)
-	require.Equal(t, int64(64-32), l.LogLimit(), `"outer output exceeded 64 bytes" needs 32`)
+	require.Equal(t, int64(64-43), l.LogLimit(), `"output exceeded 64 bytes (MaxOutputBytes)" needs 43`)
 	// That it reads nothing past the budget is TestLedgerAddLogReadsOnlyTheBudgetPage's.
 }
 
@@ -341,9 +341,9 @@ func TestLedgerFitMessage(t *testing.T) {
 		whole bool
 	}{
 		{"huge message does not fit 64", 64, nil, huge, strings.Repeat("x", 60), false},
-		{"limit message fits 64", 64, nil, OutputLimitMessage(64), "outer output exceeded 64 bytes", true},
+		{"limit message fits 64", 64, nil, OutputLimitMessage(64), "output exceeded 64 bytes (MaxOutputBytes)", true},
 		{"limit message trimmed to empty at 4", 4, nil, OutputLimitMessage(4), "", false},
-		{"limit message trimmed at 10", 10, nil, OutputLimitMessage(10), "outer ", false},
+		{"limit message trimmed at 10", 10, nil, OutputLimitMessage(10), "output", false},
 		{"fits exactly after logs", 14, []string{"abc"}, "abcde", "abcde", true}, // 7 + 7
 		{"one under after logs", 13, []string{"abc"}, "abcde", "abcd", false},
 		{"no room at all", 8, []string{"abc"}, "abc", "", false},

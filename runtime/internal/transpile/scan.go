@@ -143,8 +143,11 @@ func esbuildError(m api.Message, lines *lineIndex, sc *tokenList) *Error {
 		if e := bracketError(sc, lines); e != nil {
 			return e
 		}
+		if e := templateError(sc, lines, m.Text); e != nil {
+			return e
+		}
 		l, c := lines.end()
-		return &Error{Line: l, Column: c, Message: "SyntaxError: " + m.Text + " at the end of the program"}
+		return &Error{Line: l, Column: c, Message: "SyntaxError: " + footerText(m.Text)}
 	case line < 1:
 		line, col = 1, 1
 	}
@@ -157,6 +160,75 @@ func esbuildError(m api.Message, lines *lineIndex, sc *tokenList) *Error {
 		}
 	}
 	return e
+}
+
+// footerText words esbuild's text about the wrapper's footer ("\n})"), which the user never
+// wrote, as what the user did write: a program that ended early. `Unexpected "}"` becomes
+// "Unexpected end of program", `Expected ";" but found "}"` `Expected ";" but found the end of the
+// program`; other texts (an unterminated comment, say) get " at the end of the program".
+func footerText(text string) string {
+	for _, closer := range []string{`"}"`, `")"`} {
+		if rest, ok := strings.CutPrefix(text, "Unexpected "+closer); ok {
+			return "Unexpected end of program" + rest
+		}
+		if head, ok := strings.CutSuffix(text, " but found "+closer); ok {
+			return head + " but found the end of the program"
+		}
+	}
+	return text + " at the end of the program"
+}
+
+// templateError reports a template literal left unterminated, which esbuild calls an
+// "Unterminated string literal" (text) at the end of the input: at the template's opening "`", as
+// a template literal. nil when the program's last token is not such a template.
+func templateError(sc *tokenList, lines *lineIndex, text string) *Error {
+	if !strings.HasPrefix(text, "Unterminated string literal") || len(sc.toks) == 0 {
+		return nil
+	}
+	last := len(sc.toks) - 1
+	t := sc.toks[last]
+	if t.kind != tkTemplate || t.end != len(sc.src) || templateClosed(sc.src[t.start:t.end]) {
+		return nil
+	}
+	l, c := lines.position(sc.toks[templateHead(sc, last)].start)
+	return &Error{Line: l, Column: c, Message: "SyntaxError: Unterminated template literal: the \"`\" that starts it is never closed"}
+}
+
+// templateHead returns the index of the token that opens the template literal whose part is
+// token i: i itself when it starts with "`", else the head before it (a part that starts with
+// "}" resumes the template after a substitution; the tails of complete templates in between
+// have their own heads).
+func templateHead(sc *tokenList, i int) int {
+	depth := 0
+	for ; i >= 0; i-- {
+		t := sc.toks[i]
+		if t.kind != tkTemplate {
+			continue
+		}
+		switch opens := sc.src[t.start] == '`'; {
+		case !opens && !t.tmplOpen:
+			depth++ // a tail: its template's head is further back
+		case opens && t.tmplOpen:
+			depth-- // a head with a substitution
+		}
+		if depth <= 0 && sc.src[t.start] == '`' {
+			return i
+		}
+	}
+	return 0
+}
+
+// templateClosed reports whether the template token text (from its "`", or from the "}" ending a
+// substitution) ends with a "`" that closes it, not escaped by a backslash.
+func templateClosed(text string) bool {
+	if len(text) < 2 || text[len(text)-1] != '`' {
+		return false
+	}
+	backslashes := 0
+	for i := len(text) - 2; i > 0 && text[i] == '\\'; i-- {
+		backslashes++
+	}
+	return backslashes%2 == 0
 }
 
 // bracketError describes the first unmatched closing bracket, or else the innermost bracket left

@@ -303,6 +303,16 @@ func TestCompileRejects(t *testing.T) {
 		{name: "unclosed paren", src: "foo(1,\n", line: 1, col: 4, contains: `"(" is never closed`},
 		{name: "extra closing brace", src: "foo() }\nbar()", line: 1, col: 7, contains: `unexpected "}"`},
 		{name: "NUL", src: "const s = 'a\x00b'", line: 1, col: 13, contains: "NUL"},
+		// The wrapper's footer is never named: the program ended early.
+		{name: "ends after an operator", src: "return 1 +", line: 1, col: 11, contains: "SyntaxError: Unexpected end of program"},
+		{name: "ends after an operator and a newline", src: "return 1 +\n", line: 2, col: 1, contains: "SyntaxError: Unexpected end of program"},
+		{name: "ends before a class body", src: "class A", line: 1, col: 8, contains: `SyntaxError: Expected "{" but found the end of the program`},
+		{name: "ends in a comment", src: "/* abc", line: 1, col: 7, contains: `to terminate multi-line comment at the end of the program`},
+		{name: "unterminated template", src: "let s = `abc", line: 1, col: 9, contains: "SyntaxError: Unterminated template literal"},
+		{name: "unterminated template ending in an escaped backquote", src: "let s = `abc\\`", line: 1, col: 9, contains: "Unterminated template literal"},
+		{name: "unterminated template after a substitution", src: "let s = `a${`b${1}c`}d", line: 1, col: 9, contains: "Unterminated template literal"},
+		{name: "unterminated template after complete ones", src: "let s = `ok`; let t = `x", line: 1, col: 23, contains: "Unterminated template literal"},
+		{name: "unterminated string", src: "let s = \"abc", line: 1, col: 13, contains: "SyntaxError: Unterminated string literal"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -311,6 +321,9 @@ func TestCompileRejects(t *testing.T) {
 			var e *Error
 			require.True(t, errors.As(err, &e), "error %v (%T) is not an *Error", err, err)
 			require.Contains(t, e.Message, tt.contains)
+			if !strings.Contains(tt.src, "}") {
+				require.NotContains(t, e.Message, `"}"`, "the wrapper's footer")
+			}
 			require.Equal(t, tt.line, e.Line, "line of %q", e.Error())
 			require.Equal(t, tt.col, e.Column, "column of %q", e.Error())
 			require.True(t, strings.HasSuffix(e.Error(), ")"), e.Error())
