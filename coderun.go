@@ -61,6 +61,9 @@ type Config struct {
 	// bytes of UTF-8; a larger argument rejects the call in the program with
 	// a message naming the limit. At least 2.
 	MaxArgumentBytes int64
+	// MaxInputBytes caps Request.Input, the JSON text as given, in bytes;
+	// Run refuses a larger input with an error wrapping ErrInvalidInput.
+	MaxInputBytes int64
 	// CacheDir, when not empty, is where wazero's compiled code of the
 	// engine is cached between processes, so that later starts skip the
 	// compilation. "" (DefaultConfig's) disables the cache: coderun then
@@ -82,6 +85,17 @@ type Request struct {
 	Program string
 	// Bindings are the namespaces of host functions visible to the program.
 	Bindings []Namespace
+	// Input, when not empty, is data for the program: lossless JSON (the
+	// rules of a binding's result, see Func) of at most
+	// Config.MaxInputBytes, which the program reads as the global `input`,
+	// deeply frozen. Without it `input` is undefined. It is not part of the
+	// program's text, so it counts against neither MaxProgramBytes nor the
+	// compiled-program cache: one program run with many inputs compiles
+	// once. It is parsed in the run's instance, so its text and its value
+	// count against MemoryBytes, and parsing and freezing it spend fuel. An
+	// input that is too big or not lossless JSON is misuse: Run returns an
+	// error wrapping ErrInvalidInput and runs nothing.
+	Input json.RawMessage
 	// OnLog, when set, is called with each log entry the run keeps, in
 	// order and as Result.Logs will have it (an entry trimmed by
 	// MaxOutputBytes is passed trimmed; one dropped is not passed), while
@@ -291,6 +305,11 @@ var ErrClosed = runtime.ErrClosed
 // ErrInvalidBinding is wrapped by every error about a binding declaration.
 var ErrInvalidBinding = hostcalls.ErrInvalidBinding
 
+// ErrInvalidInput is wrapped by Run's error for a Request.Input that is not
+// lossless JSON or is over Config.MaxInputBytes; the error says which, and
+// where in the text.
+var ErrInvalidInput = runtime.ErrInvalidInput
+
 // DefaultFuel is DefaultConfig's fuel: about 60 seconds of CPU-bound work
 // on the reference machine (docs/performance.md gives the fuel rates of
 // typical work). See Config.Fuel for what a unit is.
@@ -347,8 +366,9 @@ func (r *Runtime) Isolation() string { return "wasm" }
 
 // Run runs one program in a fresh instance and reports what it returned,
 // what it printed and how it failed. It returns a Go error only for misuse:
-// ErrClosed after Close, or an invalid binding declaration (wrapping
-// ErrInvalidBinding), which is checked before anything runs.
+// ErrClosed after Close, an invalid binding declaration (wrapping
+// ErrInvalidBinding) or an invalid Request.Input (wrapping
+// ErrInvalidInput), both checked before anything runs.
 func (r *Runtime) Run(ctx context.Context, req Request) (Result, error) {
 	bindings := make([]runtime.Binding, len(req.Bindings))
 	classes := map[*ErrorClass]bool{}
@@ -364,7 +384,7 @@ func (r *Runtime) Run(ctx context.Context, req Request) (Result, error) {
 		}
 		bindings[i] = b
 	}
-	o, err := r.engine.RunWith(ctx, req.Program, bindings, runtime.RunOptions{OnLog: req.OnLog})
+	o, err := r.engine.RunWith(ctx, req.Program, bindings, runtime.RunOptions{OnLog: req.OnLog, Input: req.Input})
 	if err != nil {
 		return Result{}, err
 	}

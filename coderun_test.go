@@ -304,6 +304,7 @@ func TestDefaultConfigBudgets(t *testing.T) {
 		MaxConcurrentCalls: 16,
 		MaxProgramBytes:    1 << 20,
 		MaxArgumentBytes:   8 << 20,
+		MaxInputBytes:      1 << 20,
 	}, coderun.DefaultConfig())
 	require.EqualValues(t, 4_000_000_000, coderun.DefaultFuel)
 }

@@ -224,3 +224,43 @@ func ExampleAddFunc() {
 	// };
 	// [20] <nil>
 }
+
+// Data goes into a run as Request.Input, not spliced into the program's
+// text: the program reads it as the frozen global input, and one program
+// run with many inputs compiles once.
+func ExampleRequest_input() {
+	ctx := context.Background()
+	rt, err := coderun.New(coderun.DefaultConfig())
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer rt.Close(ctx)
+
+	const program = `const total = input.orders.reduce((sum, o) => sum + o.amount, 0)
+return {customer: input.customer, total}`
+	for _, in := range []string{
+		`{"customer": "ada", "orders": [{"amount": 120.5}, {"amount": 80}]}`,
+		`{"customer": "linus", "orders": [{"amount": 310}]}`,
+	} {
+		res, err := rt.Run(ctx, coderun.Request{Program: program, Input: json.RawMessage(in)})
+		if err != nil { // misuse: an input over Config.MaxInputBytes or not lossless JSON
+			log.Fatal(err)
+		}
+		fmt.Println(string(res.Value), res.Err())
+	}
+
+	// The input is frozen: a program that needs to change it copies it.
+	res, _ := rt.Run(ctx, coderun.Request{Program: `input.orders.push({amount: 1})`, Input: json.RawMessage(`{"orders": []}`)})
+	fmt.Println(res.Error.Kind, "|", res.Error.Message)
+
+	// An input that is not lossless JSON is refused before anything runs.
+	_, err = rt.Run(ctx, coderun.Request{Program: "return input", Input: json.RawMessage(`{"id": 12345678901234567890}`)})
+	fmt.Println(errors.Is(err, coderun.ErrInvalidInput), "|", err)
+	// Output:
+	// {"customer":"ada","total":200.5} <nil>
+	// {"customer":"linus","total":310} <nil>
+	// exception | TypeError: object is not extensible
+	//     at push (native)
+	//     at <program> (program.ts:1:14)
+	// true | coderun: invalid Request.Input: it must be lossless JSON, as a binding's result must: integer beyond ±2^53: 12345678901234567890 at offset 7
+}

@@ -1,5 +1,5 @@
 // Package budget is what coderun's budgets (fuel, compute time, wall time,
-// memory, output, concurrency, program and argument size) cover and how
+// memory, output, concurrency, program, argument and input size) cover and how
 // their failures read:
 //   - [Fields] is the one table of the budgets: their names, units,
 //     defaults, bounds and help. [Limits.Validate] checks a run's budgets
@@ -55,6 +55,7 @@ type Limits struct {
 	// proportion (see coderun.Config.MaxProgramBytes).
 	MaxProgramBytes  int64
 	MaxArgumentBytes int64
+	MaxInputBytes    int64
 }
 
 // MemoryPages returns MemoryBytes in 64 KiB wasm pages, rounded down.

@@ -61,6 +61,8 @@ func Fields() []Field {
 			Help: "cap on a program's source text"},
 		{Name: "MaxArgumentBytes", Unit: Size, Default: 8 << 20, Min: 2,
 			Help: "cap on one binding call's argument, as JSON text"},
+		{Name: "MaxInputBytes", Unit: Size, Default: 1 << 20, Min: 1,
+			Help: "cap on a run's input (Request.Input), as JSON text"},
 	}
 }
 

@@ -49,6 +49,7 @@ func TestValidate(t *testing.T) {
 		{func(l *Limits) { l.MaxConcurrentCalls = -2 }, "MaxConcurrentCalls must be positive, got -2"},
 		{func(l *Limits) { l.MaxProgramBytes = 0 }, "MaxProgramBytes must be positive, got 0"},
 		{func(l *Limits) { l.MaxArgumentBytes = 1 }, "MaxArgumentBytes must be at least 2, got 1"},
+		{func(l *Limits) { l.MaxInputBytes = 0 }, "MaxInputBytes must be positive, got 0"},
 		{func(l *Limits) { l.Fuel, l.MaxArgumentBytes = 0, 1 }, "Fuel must be positive, got 0"},
 		{func(l *Limits) { l.MemoryBytes, l.Fuel = 4<<20, 1 }, ""},
 		{func(l *Limits) { l.MemoryBytes = 4 << 30 }, ""},
@@ -82,6 +83,7 @@ func TestFromCopyTo(t *testing.T) {
 		MaxConcurrentCalls int
 		MaxProgramBytes    int64
 		MaxArgumentBytes   int64
+		MaxInputBytes      int64
 		Other              string
 	}
 	var c config

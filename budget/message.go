@@ -55,3 +55,10 @@ func (m *Memory) CompileExceeded(need int64) string {
 		"make the program shorter, or pass large data through a binding instead of writing it in the program",
 		m.Exceeded(), float64(need)/(1<<20), m.limit)
 }
+
+// InputExceeded is the worker-exit message when the run's input, n bytes
+// of JSON, did not fit in the account as a value in the guest.
+func (m *Memory) InputExceeded(n int64) string {
+	return fmt.Sprintf("%s: the run's input (Request.Input, %d bytes of JSON) does not fit in MemoryBytes as a value "+
+		"beside the program; pass a smaller input, or raise MemoryBytes", m.Exceeded(), n)
+}

@@ -23,11 +23,20 @@ var reservedWords = setOf(
 )
 
 // reservedGlobals holds the names the runtime itself uses or injects, which
-// may not name a binding global or an error class (contract §3).
+// may not name a binding global or an error class (contract §3): a
+// namespace of such a name would hide the global from the program. They
+// are the contract's, the program's input (coderun.Request.Input), the
+// timers and the web-platform globals (runtime/prelude.js and runtime/web),
+// URL, URLSearchParams and Intl among them.
 var reservedGlobals = setOf(
 	"console", "__dsh_main__", "__builtins__", "__name__", "__debug__",
 	"setTimeout", "clearTimeout", "globalThis", "undefined", "NaN",
 	"Infinity",
+	"input",
+	"setInterval", "clearInterval", "queueMicrotask",
+	"TextEncoder", "TextDecoder", "atob", "btoa", "structuredClone", "crypto",
+	"Event", "EventTarget", "AbortController", "AbortSignal", "DOMException",
+	"performance", "URL", "URLSearchParams", "Intl",
 )
 
 // forbiddenMemberProperties holds the property names an error class may not

@@ -9,7 +9,9 @@ import (
 )
 
 // contractReservedWords and contractReservedGlobals are copied verbatim from
-// contract §3 and the brief, so that a typo in names.go fails a test.
+// contract §3 and the brief, so that a typo in names.go fails a test; the
+// globals' second line is what coderun injects besides (docs/contract.md
+// §2): the program's input, the timers and the web-platform globals.
 const (
 	contractReservedWords = `await break case catch class const continue debugger
     default delete do else enum export extends false finally for function if import in instanceof new
@@ -17,7 +19,9 @@ const (
     implements interface package private protected public arguments eval False None True and as
     assert async def del elif except from global is lambda nonlocal not or pass raise match type _`
 	contractReservedGlobals = `console __dsh_main__ __builtins__ __name__ __debug__
-    setTimeout clearTimeout globalThis undefined NaN Infinity`
+    setTimeout clearTimeout globalThis undefined NaN Infinity
+    input setInterval clearInterval queueMicrotask TextEncoder TextDecoder atob btoa structuredClone crypto
+    Event EventTarget AbortController AbortSignal DOMException performance URL URLSearchParams Intl`
 )
 
 func TestReservedSetsMatchContract(t *testing.T) {
@@ -66,6 +70,12 @@ func TestIsReserved(t *testing.T) {
 		{"Console", false, false},
 		{"clearTimeout", false, true},
 		{"__debug__", false, true},
+		{"input", false, true},
+		{"Input", false, false},
+		{"setInterval", false, true},
+		{"crypto", false, true},
+		{"URL", false, true},
+		{"Intl", false, true},
 		{"tools", false, false},
 		{"", false, false},
 	}

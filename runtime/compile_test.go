@@ -203,7 +203,7 @@ func TestStoppedRunScrubsLater(t *testing.T) {
 			e, err := New(context.Background(), Options{Limits: budget.Limits{
 				Fuel: 1 << 40, ComputeTime: time.Minute, WallTime: wall,
 				MemoryBytes: 64 << 20, MaxOutputBytes: 1 << 20, MaxConcurrentCalls: 4,
-				MaxProgramBytes: 1 << 20, MaxArgumentBytes: 8 << 20,
+				MaxProgramBytes: 1 << 20, MaxArgumentBytes: 8 << 20, MaxInputBytes: 1 << 20,
 			}, CacheDir: testCacheDir(t)})
 			require.NoError(t, err)
 			ctx, cancel := context.WithCancelCause(context.Background())

@@ -20,7 +20,7 @@ func cacheTestLimits() budget.Limits {
 	return budget.Limits{
 		Fuel: 1 << 40, ComputeTime: time.Minute, WallTime: time.Minute,
 		MemoryBytes: 64 << 20, MaxOutputBytes: 1 << 20, MaxConcurrentCalls: 4,
-		MaxProgramBytes: 1 << 20, MaxArgumentBytes: 8 << 20,
+		MaxProgramBytes: 1 << 20, MaxArgumentBytes: 8 << 20, MaxInputBytes: 1 << 20,
 	}
 }
 

@@ -19,7 +19,7 @@ func engineWith(t *testing.T, set func(l *budget.Limits)) *Engine {
 	l := budget.Limits{
 		Fuel: 1 << 40, ComputeTime: time.Minute, WallTime: time.Minute,
 		MemoryBytes: 64 << 20, MaxOutputBytes: 1 << 20, MaxConcurrentCalls: 4,
-		MaxProgramBytes: 1 << 20, MaxArgumentBytes: 8 << 20,
+		MaxProgramBytes: 1 << 20, MaxArgumentBytes: 8 << 20, MaxInputBytes: 1 << 20,
 	}
 	set(&l)
 	e, err := New(context.Background(), Options{Limits: l, CacheDir: testCacheDir(t)})

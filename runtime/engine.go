@@ -115,7 +115,8 @@ type Engine struct {
 	qe       *quickjs.Engine
 	programs *transpile.Cache
 	snap     snapshotState
-	web      webCache // the web globals' bytecode (web.go)
+	web      webCache   // the web globals' bytecode (web.go)
+	input    inputCache // the input installer's bytecode (input.go)
 	// compilePhase, when set (by tests), is called before each phase of a compilation.
 	compilePhase func(transpile.Phase)
 
@@ -297,17 +298,22 @@ type Outcome struct {
 	LogBytes int64
 }
 
-// RunOptions are a run's optional callbacks.
+// RunOptions are a run's optional callbacks and data.
 type RunOptions struct {
 	// OnLog, when set, is called with the text of each log entry the run
 	// keeps, as Outcome.Logs will have it, synchronously on the goroutine
 	// that runs the program, before the program continues (see
 	// coderun.Request.OnLog). A panic in it ends the run as a worker exit.
 	OnLog func(entry string)
+	// Input, when not empty, is the run's input: lossless JSON of at most
+	// MaxInputBytes, which the program reads as the frozen global `input`
+	// (see coderun.Request.Input). RunWith checks it before anything runs.
+	Input []byte
 }
 
 // run runs one program in a fresh instance. It returns an error only for
-// misuse: a closed engine or an invalid binding declaration.
+// misuse: a closed engine, an invalid binding declaration or an invalid
+// input.
 func (e *Engine) run(ctx context.Context, program string, bindings []Binding) (Outcome, error) {
 	return e.RunWith(ctx, program, bindings, RunOptions{})
 }
@@ -323,6 +329,9 @@ func (e *Engine) RunWith(ctx context.Context, program string, bindings []Binding
 		decls[i] = d
 	}
 	if err := hostcalls.Validate(decls); err != nil {
+		return Outcome{}, err
+	}
+	if err := checkInput(opts.Input, e.limits.MaxInputBytes); err != nil {
 		return Outcome{}, err
 	}
 	e.mu.Lock()
@@ -341,6 +350,9 @@ func (e *Engine) RunWith(ctx context.Context, program string, bindings []Binding
 	}
 	r := newRun(ctx, e, program, bindings)
 	r.onLog = opts.OnLog
+	if len(opts.Input) > 0 {
+		r.input = opts.Input
+	}
 	if len(bindings) == 0 {
 		return r.execute(), nil
 	}

@@ -129,7 +129,7 @@ func fuzzEngine(f *testing.F) *Engine {
 	e, err := New(context.Background(), Options{Limits: budget.Limits{
 		Fuel: 1 << 32, ComputeTime: 5 * time.Second, WallTime: 5 * time.Second,
 		MemoryBytes: 32 << 20, MaxOutputBytes: 1 << 20, MaxConcurrentCalls: 4,
-		MaxProgramBytes: 1 << 20, MaxArgumentBytes: 1 << 20,
+		MaxProgramBytes: 1 << 20, MaxArgumentBytes: 1 << 20, MaxInputBytes: 1 << 20,
 	}, CacheDir: testCacheDir(f)})
 	if err != nil {
 		f.Fatal(err)

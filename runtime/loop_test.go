@@ -19,7 +19,7 @@ func loopEngine(t *testing.T) *Engine {
 	e, err := New(context.Background(), Options{Limits: budget.Limits{
 		Fuel: 1 << 40, ComputeTime: 30 * time.Second, WallTime: 30 * time.Second,
 		MemoryBytes: 64 << 20, MaxOutputBytes: 1 << 20, MaxConcurrentCalls: 4,
-		MaxProgramBytes: 1 << 20, MaxArgumentBytes: 8 << 20,
+		MaxProgramBytes: 1 << 20, MaxArgumentBytes: 8 << 20, MaxInputBytes: 1 << 20,
 	}, CacheDir: testCacheDir(t)})
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, e.Close(context.Background())) })

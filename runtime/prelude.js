@@ -136,6 +136,12 @@
   }
 
 
+  // The run's input (coderun.Request.Input) is the global `input`:
+  // undefined, read-only, in a run without one. A run with one replaces it
+  // before the program starts (runtime/input.js), so that this costs a run
+  // without one nothing.
+  ObjectDefineProperty(G, "input", { __proto__: null, value: undefined, writable: false, configurable: true });
+
   let settled = false;
   function done(kind, payload) {
     if (settled) return;

@@ -48,6 +48,7 @@ type run struct {
 	pieces   int // pieces of big texts read so far (see Pace)
 	source   string
 	program  *transpile.Program
+	input    []byte // RunOptions.Input, checked; nil when none
 
 	// onLog is RunOptions.OnLog.
 	onLog func(entry string)
@@ -229,6 +230,11 @@ func (r *run) start() {
 		if main.IsException() || r.ended {
 			r.throwPending()
 			return nil
+		}
+		if r.input != nil {
+			if err := r.installInput(); err != nil || r.ended {
+				return err
+			}
 		}
 		specVal := quickjs.Undefined // no bindings
 		if spec != nil {

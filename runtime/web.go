@@ -92,6 +92,13 @@ func webCompile(e *Engine, g int) ([]byte, uint64, error) {
 	if err != nil {
 		return nil, 0, err
 	}
+	return compileAside(e, string(src), "coderun:"+webGroups[g])
+}
+
+// compileAside compiles src, a script of coderun's own named file, in a
+// fresh instance of the engine restored from its snapshot, and measures
+// the fuel that spends.
+func compileAside(e *Engine, src, file string) ([]byte, uint64, error) {
 	ctx := context.Background()
 	in, err := e.qe.Instantiate(ctx, templateHost{})
 	if err != nil {
@@ -106,12 +113,12 @@ func webCompile(e *Engine, g int) ([]byte, uint64, error) {
 	if f := in.Fuel(); f != nil {
 		f.Set(start)
 	}
-	code, ok, err := in.Compile(string(src), "coderun:"+webGroups[g], quickjs.EvalGlobal)
+	code, ok, err := in.Compile(src, file, quickjs.EvalGlobal)
 	if err != nil {
 		return nil, 0, err
 	}
 	if !ok {
-		return nil, 0, fmt.Errorf("%s does not compile", webGroups[g])
+		return nil, 0, fmt.Errorf("%s does not compile", file)
 	}
 	var fuel uint64
 	if f := in.Fuel(); f != nil {
