@@ -1,7 +1,7 @@
 // Command coderun runs a TypeScript or JavaScript program in coderun's wasm
 // sandbox and prints its Result as JSON, or serves the same as an MCP tool.
 //
-//	coderun run [flags] FILE   (FILE "-" reads standard input)
+//	coderun run [flags] FILE   (FILE "-" reads standard input; --input FILE gives the program data)
 //	coderun mcp [flags]        (an MCP server; see mcp.go)
 //	coderun version
 //	coderun help [COMMAND]
@@ -17,6 +17,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -51,8 +52,10 @@ const runUsage = `usage: coderun run [flags] FILE
 
 Runs FILE (TypeScript or JavaScript, the body of an async function; "-" reads
 standard input) in a fresh QuickJS wasm instance and prints the Result as
-JSON. With --upstream or --config, the tools of those MCP servers are
-namespaces of async functions in the program, as in coderun mcp.
+JSON. With --input FILE ("-" reads standard input), the program reads the
+JSON in FILE as the frozen global input. With --upstream or --config, the
+tools of those MCP servers are namespaces of async functions in the
+program, as in coderun mcp.
 
 Exit status: 0 on success, 1 when the Result has an error, 2 on misuse.
 
@@ -151,7 +154,12 @@ func (c *command) misuse(stderr io.Writer) {
 type runOptions struct {
 	cfg       coderun.Config
 	upstreams upstreamSources
+	input     string // --input: the file of Request.Input, "-" for stdin
 }
+
+// inputUsage documents --input.
+const inputUsage = "`FILE` of JSON data for the program, which reads it as the frozen global input (\"-\" reads standard input; " +
+	"at most --max-input)"
 
 // newRunCommand returns `coderun run`, parsing into o.
 func newRunCommand(o *runOptions) *command {
@@ -159,6 +167,7 @@ func newRunCommand(o *runOptions) *command {
 	c.footer = unitsNote
 	registerConfigFlags(c.fs, &o.cfg)
 	o.upstreams.register(c.fs)
+	c.fs.StringVar(&o.input, "input", "", inputUsage)
 	return c
 }
 
@@ -174,9 +183,18 @@ func runRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		c.misuse(stderr)
 		return 2
 	}
+	if o.input == "-" && c.fs.Arg(0) == "-" {
+		fmt.Fprintln(stderr, `coderun run: --input - and FILE - both read standard input: give the program or the input as a file`)
+		return 2
+	}
 	src, err := readProgram(c.fs.Arg(0), stdin)
 	if err != nil {
 		fmt.Fprintf(stderr, "coderun: %v\n", err)
+		return 2
+	}
+	input, err := readInput(o.input, stdin, o.cfg.MaxInputBytes)
+	if err != nil {
+		fmt.Fprintf(stderr, "coderun run: --input %s: %v\n", o.input, err)
 		return 2
 	}
 	ups, err := o.upstreams.upstreams(stderr, nil)
@@ -197,8 +215,12 @@ func runRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 2
 	}
 	defer func() { _ = mcp.CloseAll(ups) }()
-	res, err := rt.Run(ctx, coderun.Request{Program: src, Bindings: mcp.Bindings(ups)})
+	res, err := rt.Run(ctx, coderun.Request{Program: src, Bindings: mcp.Bindings(ups), Input: input})
 	_ = rt.Close(context.Background())
+	if errors.Is(err, coderun.ErrInvalidInput) {
+		fmt.Fprintf(stderr, "coderun run: --input %s: %v\n", o.input, flagError(err))
+		return 2
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "coderun: %v\n", err)
 		return 2
@@ -219,6 +241,34 @@ func printResult(res coderun.Result, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// readInput reads the --input file name ("-": stdin), of at most limit
+// bytes, which Run checks; "" is no input.
+func readInput(name string, stdin io.Reader, limit int64) (json.RawMessage, error) {
+	if name == "" {
+		return nil, nil
+	}
+	r := stdin
+	if name != "-" {
+		f, err := os.Open(name)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		r = f
+	}
+	b, err := io.ReadAll(io.LimitReader(r, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > limit {
+		return nil, fmt.Errorf("it is over the limit of %d bytes (--max-input)", limit)
+	}
+	if len(bytes.TrimSpace(b)) == 0 {
+		return nil, errors.New("it is empty: give it a JSON value, such as null")
+	}
+	return b, nil
 }
 
 func readProgram(name string, stdin io.Reader) (string, error) {

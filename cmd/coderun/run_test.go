@@ -43,6 +43,23 @@ func TestRunCommand(t *testing.T) {
 		{name: "zero duration flag", args: []string{"run", "--wall-time", "0s", "-"}, stdin: "return 1", code: 2,
 			stderrHa: "coderun: --wall-time (Config.WallTime) must be positive, got 0s"},
 		{name: "unknown command", args: []string{"runn", "x.ts"}, code: 2, stderrHa: "coderun: unknown command \"runn\"\n\ncoderun runs"},
+		{name: "input file", args: []string{"run", "--input", "testdata/orders.json", "-"}, stdin: `return input.orders.length`, code: 0, value: `3`},
+		{name: "input stdin", args: []string{"run", "--input", "-", "testdata/total.ts"}, stdin: `{"orders": [{"amount": 2.5}, {"amount": 4}]}`,
+			code: 0, value: `6.5`},
+		{name: "no input", args: []string{"run", "-"}, stdin: `return typeof input`, code: 0, value: `"undefined"`},
+		{name: "input frozen", args: []string{"run", "--input", "-", "testdata/mutate.ts"}, stdin: `{"orders": []}`, code: 1, kind: "exception"},
+		{name: "both stdin", args: []string{"run", "--input", "-", "-"}, stdin: `{}`, code: 2,
+			stderrHa: "coderun run: --input - and FILE - both read standard input: give the program or the input as a file"},
+		{name: "input missing", args: []string{"run", "--input", "/nonexistent/in.json", "-"}, stdin: `return 1`, code: 2,
+			stderrHa: "coderun run: --input /nonexistent/in.json: open /nonexistent/in.json: no such file"},
+		{name: "input not JSON", args: []string{"run", "--input", "-", "testdata/total.ts"}, stdin: `{orders: []}`, code: 2,
+			stderrHa: "coderun run: --input -: coderun: invalid Request.Input: it must be lossless JSON, as a binding's result must: invalid JSON"},
+		{name: "input beyond 2^53", args: []string{"run", "--input", "-", "testdata/total.ts"}, stdin: `{"id": 9007199254740993}`, code: 2,
+			stderrHa: "integer beyond ±2^53: 9007199254740993 at offset 7"},
+		{name: "input empty", args: []string{"run", "--input", "-", "testdata/total.ts"}, stdin: ``, code: 2,
+			stderrHa: "coderun run: --input -: it is empty: give it a JSON value, such as null"},
+		{name: "input over max", args: []string{"run", "--max-input", "10", "--input", "-", "testdata/total.ts"}, stdin: `{"orders": []}`, code: 2,
+			stderrHa: "coderun run: --input -: it is over the limit of 10 bytes (--max-input)"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
