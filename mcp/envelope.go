@@ -9,24 +9,29 @@ import (
 	"github.com/coderun/coderun"
 )
 
-// envelopeBytes is what a request may hold besides its program: the
-// JSON-RPC envelope, the tool name, _meta.
+// envelopeBytes is what a request may hold besides its program and its
+// input: the JSON-RPC envelope, the tool name, _meta.
 const envelopeBytes = 64 << 10
 
 // RequestLimit is the largest JSON-RPC message, in bytes, that a Server
-// reads (a stdin line, an HTTP body) for programs of up to maxProgramBytes:
-// six times the program, since JSON may escape every byte as \u00XX, plus
-// an envelope. Any program within MaxProgramBytes fits, so a larger program
-// is refused as a tool error by run_code, and a message over the limit is
-// answered without being buffered (see oversizeReply).
-func RequestLimit(maxProgramBytes int64) int64 {
+// reads (a stdin line, an HTTP body) for programs of up to maxProgramBytes
+// and inputs of up to maxInputBytes: six times the program, since JSON may
+// escape every byte as \u00XX, plus the input, whose JSON text is counted
+// as sent, plus an envelope; 0 means the default of each. Any program and
+// input within their limits fit, so a larger one is refused as a tool error
+// by run_code, and a message over the limit is answered without being
+// buffered (see oversizeReply).
+func RequestLimit(maxProgramBytes, maxInputBytes int64) int64 {
 	if maxProgramBytes <= 0 {
 		maxProgramBytes = coderun.DefaultConfig().MaxProgramBytes
 	}
-	if maxProgramBytes > (math.MaxInt64-envelopeBytes)/6 {
+	if maxInputBytes <= 0 {
+		maxInputBytes = coderun.DefaultConfig().MaxInputBytes
+	}
+	if maxProgramBytes > (math.MaxInt64-envelopeBytes)/12 || maxInputBytes > (math.MaxInt64-envelopeBytes)/2 {
 		return math.MaxInt64
 	}
-	return 6*maxProgramBytes + envelopeBytes
+	return 6*maxProgramBytes + maxInputBytes + envelopeBytes
 }
 
 // maxCapturedValue bounds the raw top-level "id" and "method" values an
@@ -178,11 +183,13 @@ const (
 
 // oversizeReply is the answer to a message over limit bytes, fed to s (at
 // least in part): a tool error for a tools/call (a program too large for
-// MaxProgramBytes), else a JSON-RPC invalid-request error, with the
-// message's id when the scanner found one. isCall says which.
-func oversizeReply(s *envelopeScanner, limit, maxProgramBytes int64) (reply []byte, isCall bool) {
-	text := fmt.Sprintf("the request is over %d bytes, the limit for programs of up to Config.MaxProgramBytes = %d bytes; "+
-		"the program must be smaller: split the work into several runs", limit, maxProgramBytes)
+// MaxProgramBytes, or an input for MaxInputBytes), else a JSON-RPC
+// invalid-request error, with the message's id when the scanner found one.
+// isCall says which.
+func oversizeReply(s *envelopeScanner, limit, maxProgramBytes, maxInputBytes int64) (reply []byte, isCall bool) {
+	text := fmt.Sprintf("the request is over %d bytes, the limit for programs of up to Config.MaxProgramBytes = %d bytes "+
+		"with inputs of up to Config.MaxInputBytes = %d bytes; the program or its input must be smaller: split the work into several runs",
+		limit, maxProgramBytes, maxInputBytes)
 	if s.isToolCall() {
 		res := FormatResult(coderun.Result{Error: &coderun.Failure{Kind: coderun.Exception,
 			Budget: coderun.BudgetProgram, Message: "SyntaxError: " + text}}, 0)

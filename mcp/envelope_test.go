@@ -52,7 +52,7 @@ func TestEnvelopeScanner(t *testing.T) {
 func TestOversizeReply(t *testing.T) {
 	s := &envelopeScanner{}
 	_, _ = s.Write([]byte(`{"method":"tools/call","params":{"code":"xxxx"},"id":4}`))
-	reply, isCall := oversizeReply(s, 100, 10)
+	reply, isCall := oversizeReply(s, 100, 10, 20)
 	require.True(t, isCall)
 	var res struct {
 		ID     int
@@ -64,18 +64,20 @@ func TestOversizeReply(t *testing.T) {
 	require.NoError(t, json.Unmarshal(reply, &res), string(reply))
 	require.Equal(t, 4, res.ID)
 	require.True(t, res.Result.IsError)
-	require.Equal(t, "code run failed (exception, program): SyntaxError: the request is over 100 bytes, the limit for programs of up to Config.MaxProgramBytes = 10 bytes; the program must be smaller: split the work into several runs",
+	require.Equal(t, "code run failed (exception, program): SyntaxError: the request is over 100 bytes, the limit for programs of up to Config.MaxProgramBytes = 10 bytes with inputs of up to Config.MaxInputBytes = 20 bytes; the program or its input must be smaller: split the work into several runs",
 		res.Result.Content[0].Text)
 
 	s = &envelopeScanner{}
 	_, _ = s.Write([]byte(`{"method":"ping","id":"p"}`))
-	reply, isCall = oversizeReply(s, 10, 1)
+	reply, isCall = oversizeReply(s, 10, 1, 2)
 	require.False(t, isCall)
-	require.JSONEq(t, `{"jsonrpc":"2.0","id":"p","error":{"code":-32600,"message":"request too large (at least 26 bytes): the request is over 10 bytes, the limit for programs of up to Config.MaxProgramBytes = 1 bytes; the program must be smaller: split the work into several runs"}}`, string(reply))
+	require.JSONEq(t, `{"jsonrpc":"2.0","id":"p","error":{"code":-32600,"message":"request too large (at least 26 bytes): the request is over 10 bytes, the limit for programs of up to Config.MaxProgramBytes = 1 bytes with inputs of up to Config.MaxInputBytes = 2 bytes; the program or its input must be smaller: split the work into several runs"}}`, string(reply))
 }
 
 func TestRequestLimit(t *testing.T) {
-	require.Equal(t, int64(6<<20+envelopeBytes), RequestLimit(1<<20))
-	require.Equal(t, RequestLimit(1<<20), RequestLimit(0), "0 is the default")
-	require.Equal(t, int64(1<<63-1), RequestLimit(1<<62), "no overflow")
+	require.Equal(t, int64(6<<20+1<<20+envelopeBytes), RequestLimit(1<<20, 1<<20))
+	require.Equal(t, int64(6<<10+3<<20+envelopeBytes), RequestLimit(1<<10, 3<<20), "the input counts once: it is JSON in the request")
+	require.Equal(t, RequestLimit(1<<20, 1<<20), RequestLimit(0, 0), "0 is the default")
+	require.Equal(t, int64(1<<63-1), RequestLimit(1<<62, 1), "no overflow")
+	require.Equal(t, int64(1<<63-1), RequestLimit(1, 1<<62), "no overflow")
 }

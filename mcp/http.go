@@ -62,7 +62,7 @@ type HTTPHandler struct {
 	s       *Server
 	opts    HTTPOptions
 	origins map[string]bool // normalised AllowedOrigins
-	limit   int64           // the largest body read, RequestLimit(MaxProgramBytes)
+	limit   int64           // the largest body read, RequestLimit(MaxProgramBytes, MaxInputBytes)
 	sdk     http.Handler
 	mcp     http.Handler // serveMCP behind authentication, if any
 
@@ -83,7 +83,7 @@ type httpSession struct {
 // HTTPHandler returns a handler that serves s over streamable HTTP. It
 // fails when an allowed origin is not of the form scheme://host[:port].
 func (s *Server) HTTPHandler(opts *HTTPOptions) (*HTTPHandler, error) {
-	h := &HTTPHandler{s: s, origins: map[string]bool{}, limit: RequestLimit(s.maxProgramBytes),
+	h := &HTTPHandler{s: s, origins: map[string]bool{}, limit: RequestLimit(s.maxProgramBytes, s.maxInputBytes),
 		drained: make(chan struct{}), sessions: map[string]*httpSession{}}
 	if opts != nil {
 		h.opts = *opts
@@ -288,7 +288,7 @@ func (h *HTTPHandler) limitBody(w http.ResponseWriter, r *http.Request) bool {
 	if r.ContentLength <= 4*h.limit { // beyond, not worth reading: answered without its id
 		_, _ = io.Copy(s, io.LimitReader(r.Body, 4*h.limit-s.size))
 	}
-	reply, isCall := oversizeReply(s, h.limit, h.s.maxProgramBytes)
+	reply, isCall := oversizeReply(s, h.limit, h.s.maxProgramBytes, h.s.maxInputBytes)
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Connection", "close")
 	if isCall {

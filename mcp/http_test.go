@@ -269,7 +269,7 @@ func TestHTTPBodyLimit(t *testing.T) {
 	_, url := serveHTTP(t, s, nil)
 	id := rawSession(t, url, nil)
 	hdr := map[string]string{"Mcp-Session-Id": id, "Mcp-Protocol-Version": "2025-11-25"}
-	limit := RequestLimit(maxProgram)
+	limit := RequestLimit(maxProgram, 0)
 
 	toolText := func(t *testing.T, msg map[string]any) string {
 		res := msg["result"].(map[string]any)

@@ -21,13 +21,23 @@ import (
 // ToolName is the name of the single tool a Server offers.
 const ToolName = "run_code"
 
-// runCodeInputSchema is run_code's input: {code: string}.
+// runCodeInputSchema is run_code's input: {code: string, input?: any JSON
+// value}. input's schema lists the JSON types rather than leaving them out,
+// so that every node has a validation keyword (see
+// TestSchemasHaveValidationKeywords).
 var runCodeInputSchema = json.RawMessage(`{
   "type": "object",
   "properties": {
     "code": {
       "type": "string",
       "description": "TypeScript: the body of an async function (top-level await and return work) that calls the tools declared in this tool's description."
+    },
+    "input": {
+      "description": "Optional data for the program, any JSON value: the program reads it as the global input (deeply frozen; undefined when this is absent). Pass data here rather than writing it into code.",
+      "anyOf": [
+        {"type": "object"}, {"type": "array"}, {"type": "string"},
+        {"type": "number"}, {"type": "boolean"}, {"type": "null"}
+      ]
     }
   },
   "required": ["code"],
@@ -46,6 +56,10 @@ type ServerOptions struct {
 	// error, and the transports bound what they read by it (see
 	// RequestLimit).
 	MaxProgramBytes int64
+	// MaxInputBytes is the Config.MaxInputBytes of the runtime; 0 means
+	// the default. The transports bound what they read by it too (see
+	// RequestLimit); run_code refuses a larger input as a tool error.
+	MaxInputBytes int64
 	// MaxOutputBytes is the Config.MaxOutputBytes of the runtime; 0 means
 	// the default. run_code's text never shows a value larger than it
 	// (see FormatResult).
@@ -79,6 +93,7 @@ type Server struct {
 	limiter   *runLimiter // MaxRuns and the queue
 
 	maxProgramBytes int64
+	maxInputBytes   int64
 	maxOutputBytes  int64
 
 	mu          sync.Mutex // serialises description updates
@@ -107,6 +122,9 @@ func NewServer(rt *coderun.Runtime, upstreams []*Upstream, opts *ServerOptions) 
 	if o.MaxProgramBytes <= 0 {
 		o.MaxProgramBytes = coderun.DefaultConfig().MaxProgramBytes
 	}
+	if o.MaxInputBytes <= 0 {
+		o.MaxInputBytes = coderun.DefaultConfig().MaxInputBytes
+	}
 	if o.MaxOutputBytes <= 0 {
 		o.MaxOutputBytes = coderun.DefaultConfig().MaxOutputBytes
 	}
@@ -123,7 +141,7 @@ func NewServer(rt *coderun.Runtime, upstreams []*Upstream, opts *ServerOptions) 
 		o.MaxQueueWait = DefaultMaxQueueWait
 	}
 	s := &Server{rt: rt, upstreams: slices.Clone(upstreams), logger: o.Logger,
-		maxProgramBytes: o.MaxProgramBytes, maxOutputBytes: o.MaxOutputBytes,
+		maxProgramBytes: o.MaxProgramBytes, maxInputBytes: o.MaxInputBytes, maxOutputBytes: o.MaxOutputBytes,
 		limiter: newRunLimiter(o.MaxRuns, o.MaxQueuedRuns, o.MaxQueueWait)}
 	s.server = sdk.NewServer(&sdk.Implementation{Name: "coderun", Title: "coderun code mode", Version: o.Version}, &sdk.ServerOptions{
 		Logger:       o.Logger,
@@ -145,7 +163,7 @@ func (s *Server) Serve(ctx context.Context, t sdk.Transport) error {
 // StdioTransport returns a transport over r and w (a process's stdin and
 // stdout) that bounds and checks every line (see StdioTransport).
 func (s *Server) StdioTransport(r io.Reader, w io.Writer) *StdioTransport {
-	return &StdioTransport{Reader: r, Writer: w, MaxProgramBytes: s.maxProgramBytes}
+	return &StdioTransport{Reader: r, Writer: w, MaxProgramBytes: s.maxProgramBytes, MaxInputBytes: s.maxInputBytes}
 }
 
 // CancelRuns cancels every run in flight with cause and returns how many
@@ -192,10 +210,11 @@ func sameAnnotations(a, b sdk.ToolAnnotations) bool {
 
 func (s *Server) handle(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 	var in struct {
-		Code *string `json:"code"`
+		Code  *string         `json:"code"`
+		Input json.RawMessage `json:"input"` // absent: nil; null: "null"
 	}
 	if err := json.Unmarshal(req.Params.Arguments, &in); err != nil || in.Code == nil {
-		return errorResult(`run_code takes {"code": string}: the TypeScript program to run`), nil
+		return errorResult(`run_code takes {"code": string, "input"?: any JSON value}: the TypeScript program to run, and data for it`), nil
 	}
 	var session string
 	if req.Session != nil {
@@ -207,7 +226,7 @@ func (s *Server) handle(ctx context.Context, req *sdk.CallToolRequest) (*sdk.Cal
 	if token := req.Params.GetProgressToken(); token != nil && req.Session != nil {
 		p = startProgress(ctx, token, req.Session.NotifyProgress)
 	}
-	res := s.runCode(ctx, *in.Code, p)
+	res := s.runCode(ctx, *in.Code, in.Input, p)
 	p.finish()
 	return res, nil
 }
@@ -218,15 +237,27 @@ func (s *Server) handle(ctx context.Context, req *sdk.CallToolRequest) (*sdk.Cal
 // makes its calls reject, it does not fail the run) and refreshes the
 // description when an upstream's tools changed.
 func (s *Server) RunCode(ctx context.Context, code string) *sdk.CallToolResult {
-	return s.runCode(ctx, code, nil)
+	return s.runCode(ctx, code, nil, nil)
 }
 
-// runCode is RunCode, reporting the run's progress to p (which may be nil).
-func (s *Server) runCode(ctx context.Context, code string, p *progressReporter) *sdk.CallToolResult {
+// RunCodeInput is RunCode with run_code's input argument: JSON data the
+// program reads as the global input (see coderun.Request.Input); nil is
+// none.
+func (s *Server) RunCodeInput(ctx context.Context, code string, input json.RawMessage) *sdk.CallToolResult {
+	return s.runCode(ctx, code, input, nil)
+}
+
+// runCode is RunCodeInput, reporting the run's progress to p (which may be
+// nil).
+func (s *Server) runCode(ctx context.Context, code string, input json.RawMessage, p *progressReporter) *sdk.CallToolResult {
 	if n := int64(len(code)); n > s.maxProgramBytes {
 		return FormatResult(coderun.Result{Error: &coderun.Failure{Kind: coderun.Exception, Budget: coderun.BudgetProgram, Message: fmt.Sprintf(
 			"SyntaxError: the program is %d bytes, over the limit of Config.MaxProgramBytes = %d bytes; split the work into several runs",
 			n, s.maxProgramBytes)}}, 0)
+	}
+	if n := int64(len(input)); n > s.maxInputBytes {
+		return errorResult(fmt.Sprintf("run_code's input was refused, nothing ran: it is %d bytes of JSON, over the limit of Config.MaxInputBytes = %d bytes; "+
+			"pass less data, or have the program fetch it with a tool", n, s.maxInputBytes))
 	}
 	release, err := s.limiter.acquire(ctx)
 	if err != nil {
@@ -242,7 +273,11 @@ func (s *Server) runCode(ctx context.Context, code string, p *progressReporter) 
 		}
 	}
 	s.updateTool()
-	res, err := s.rt.Run(ctx, coderun.Request{Program: code, Bindings: bindings(s.upstreams, p), OnLog: p.onLog()})
+	res, err := s.rt.Run(ctx, coderun.Request{Program: code, Input: input, Bindings: bindings(s.upstreams, p), OnLog: p.onLog()})
+	if errors.Is(err, coderun.ErrInvalidInput) {
+		why := strings.TrimPrefix(err.Error(), coderun.ErrInvalidInput.Error()+": ")
+		return errorResult("run_code's input was refused, nothing ran: " + why)
+	}
 	if err != nil {
 		return errorResult(fmt.Sprintf("code run failed: %v", err))
 	}
@@ -263,7 +298,7 @@ func Description(upstreams []*Upstream) string {
 	var b strings.Builder
 	b.WriteString(`Runs a TypeScript program in a sandbox where the tools declared below are async functions. Use it to call several tools in one go: call them in parallel with Promise.all, compute with their results, and return only what you need.
 
-The program is the body of an async function: top-level await and return work. The result of this tool is what the program printed with console.log, one entry per line, then its return value (a string as is, anything else as JSON); its structured content is {logs, value}. A tool with an output schema resolves to its structured result; one without resolves to its text output, parsed as JSON when the text is JSON.`)
+The program is the body of an async function: top-level await and return work. Pass the data it needs as this tool's input argument (any JSON value) rather than writing it into the code: the program reads it as the global input, deeply frozen. The result of this tool is what the program printed with console.log, one entry per line, then its return value (a string as is, anything else as JSON); its structured content is {logs, value}. A tool with an output schema resolves to its structured result; one without resolves to its text output, parsed as JSON when the text is JSON.`)
 	if len(upstreams) > 0 {
 		fmt.Fprintf(&b, " A call that fails rejects with a %s (its message is the tool's error, its %s the tool's name)",
 			ErrorClassName, ErrorClassMemberProperty)

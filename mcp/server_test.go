@@ -42,12 +42,16 @@ func TestServerListsRunCode(t *testing.T) {
 	} {
 		require.Contains(t, tool.Description, want)
 	}
-	require.Equal(t, map[string]any{
-		"type":                 "object",
-		"properties":           map[string]any{"code": map[string]any{"type": "string", "description": "TypeScript: the body of an async function (top-level await and return work) that calls the tools declared in this tool's description."}},
-		"required":             []any{"code"},
-		"additionalProperties": false,
-	}, tool.InputSchema)
+	var inputSchema map[string]any
+	require.NoError(t, json.Unmarshal(runCodeInputSchema, &inputSchema))
+	require.Equal(t, inputSchema, tool.InputSchema)
+	props := inputSchema["properties"].(map[string]any)
+	require.Equal(t, map[string]any{"type": "string", "description": "TypeScript: the body of an async function (top-level await and return work) that calls the tools declared in this tool's description."}, props["code"])
+	require.Contains(t, props["input"].(map[string]any)["description"], "the program reads it as the global input")
+	require.Len(t, props["input"].(map[string]any)["anyOf"], 6, "any JSON value")
+	require.Equal(t, []any{"code"}, inputSchema["required"])
+	require.Equal(t, false, inputSchema["additionalProperties"])
+	require.Contains(t, tool.Description, "Pass the data it needs as this tool's input argument")
 	var outputSchema any
 	require.NoError(t, json.Unmarshal(OutputSchema, &outputSchema))
 	require.Equal(t, outputSchema, tool.OutputSchema)
@@ -142,7 +146,7 @@ return {echo: e, sum: s.sum * 2, failed, json: await local["get-json"]({})};`,
 		res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: ToolName, Arguments: map[string]any{"program": "return 1"}})
 		require.NoError(t, err)
 		require.True(t, res.IsError)
-		require.Equal(t, `run_code takes {"code": string}: the TypeScript program to run`, res.Content[0].(*sdk.TextContent).Text)
+		require.Equal(t, `run_code takes {"code": string, "input"?: any JSON value}: the TypeScript program to run, and data for it`, res.Content[0].(*sdk.TextContent).Text)
 	})
 }
 
@@ -404,4 +408,44 @@ func TestServerLogsUsage(t *testing.T) {
 	require.Equal(t, 1, entry.Calls)
 	require.Equal(t, int64(len(`"hi"`)), entry.LogBytes)
 	require.NotZero(t, entry.Fuel)
+}
+
+// run_code's input argument is the program's global input: any JSON value,
+// frozen, undefined when absent; one over MaxInputBytes or not lossless
+// JSON is refused as a tool error before anything runs.
+func TestRunCodeInput(t *testing.T) {
+	u, _ := startUpstream(t, "local", testServer(nil))
+	s, err := NewServer(newRuntime(t, nil), []*Upstream{u}, &ServerOptions{MaxInputBytes: 64})
+	require.NoError(t, err)
+	cs := connectClient(t, s, nil)
+	tests := []struct {
+		name    string
+		args    map[string]any
+		want    string
+		isError bool
+	}{
+		{"object", map[string]any{"code": `return input.a + input.b.length`, "input": map[string]any{"a": 1, "b": []any{1, 2}}}, "3", false},
+		{"string", map[string]any{"code": `return input.toUpperCase()`, "input": "héllo"}, "HÉLLO", false},
+		{"null", map[string]any{"code": `return input === null`, "input": nil}, "true", false},
+		{"absent", map[string]any{"code": `return typeof input`}, "undefined", false},
+		{"passed to a tool", map[string]any{"code": `return (await local.add(input)).sum`, "input": map[string]any{"a": 2, "b": 5}}, "7", false},
+		{"frozen", map[string]any{"code": `input.a = 2`, "input": map[string]any{"a": 1}},
+			"code run failed (exception): TypeError: 'a' is read-only\n    at <program> (program.ts:1:1)", true},
+		{"over MaxInputBytes", map[string]any{"code": `return 1`, "input": strings.Repeat("x", 70)},
+			"run_code's input was refused, nothing ran: it is 72 bytes of JSON, over the limit of Config.MaxInputBytes = 64 bytes; pass less data, or have the program fetch it with a tool", true},
+		{"beyond 2^53", map[string]any{"code": `return 1`, "input": json.RawMessage(`{"id":9007199254740993}`)},
+			"run_code's input was refused, nothing ran: it must be lossless JSON, as a binding's result must: integer beyond ±2^53: 9007199254740993 at offset 6", true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: ToolName, Arguments: tc.args})
+			require.NoError(t, err)
+			text := res.Content[0].(*sdk.TextContent).Text
+			require.Equal(t, tc.isError, res.IsError, text)
+			require.Equal(t, tc.want, text)
+		})
+	}
+	res := s.RunCodeInput(context.Background(), `return input.n * 2`, json.RawMessage(`{"n": 21}`))
+	require.False(t, res.IsError)
+	require.Equal(t, "42", res.Content[0].(*sdk.TextContent).Text)
 }

@@ -12,6 +12,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/coderun/coderun"
 )
 
 // StdioTransport serves MCP over newline-delimited JSON-RPC on r and w
@@ -23,9 +25,10 @@ import (
 //   - a line that is not JSON: a -32700 parse error, id null;
 //   - JSON that is not a JSON-RPC message (or a batch, which MCP no longer
 //     has): a -32600 invalid-request error, with the message's id if any;
-//   - a line over RequestLimit(MaxProgramBytes) bytes, which is read
-//     through without being buffered: a tool error for a tools/call (the
-//     program is too large), else a -32600 error, with the message's id.
+//   - a line over RequestLimit(MaxProgramBytes, MaxInputBytes) bytes,
+//     which is read through without being buffered: a tool error for a
+//     tools/call (the program or its input is too large), else a -32600
+//     error, with the message's id.
 //
 // Blank lines are skipped. At the end of r, every request read is answered
 // before the connection reports its end. The transport never closes w.
@@ -33,9 +36,11 @@ type StdioTransport struct {
 	// Reader and Writer are the streams, usually os.Stdin and os.Stdout.
 	Reader io.Reader
 	Writer io.Writer
-	// MaxProgramBytes is Config.MaxProgramBytes; 0 means the default. It
-	// sets the longest line read (see RequestLimit).
+	// MaxProgramBytes is Config.MaxProgramBytes and MaxInputBytes
+	// Config.MaxInputBytes; 0 means the default. They set the longest line
+	// read (see RequestLimit).
 	MaxProgramBytes int64
+	MaxInputBytes   int64
 }
 
 // Connect implements sdk.Transport. It starts the goroutine that filters
@@ -43,13 +48,16 @@ type StdioTransport struct {
 // next line after the connection is closed. The connection reads the end
 // of Reader only once the requests read before it have been answered.
 func (t *StdioTransport) Connect(ctx context.Context) (sdk.Connection, error) {
-	max := t.MaxProgramBytes
-	if max <= 0 {
-		max = 1 << 20
+	program, input := t.MaxProgramBytes, t.MaxInputBytes
+	if program <= 0 {
+		program = coderun.DefaultConfig().MaxProgramBytes
+	}
+	if input <= 0 {
+		input = coderun.DefaultConfig().MaxInputBytes
 	}
 	pr, pw := io.Pipe()
 	w := &lockedWriter{w: t.Writer}
-	f := &lineFilter{in: t.Reader, out: pw, reply: w, limit: RequestLimit(max), maxProgramBytes: max}
+	f := &lineFilter{in: t.Reader, out: pw, reply: w, limit: RequestLimit(program, input), maxProgramBytes: program, maxInputBytes: input}
 	go func() { _ = pw.CloseWithError(f.run()) }()
 	c, err := (&sdk.IOTransport{Reader: pr, Writer: w, MaxLineLength: -1}).Connect(ctx)
 	if err != nil {
@@ -81,6 +89,7 @@ type lineFilter struct {
 	reply           io.Writer
 	limit           int64 // the longest line kept, in bytes
 	maxProgramBytes int64
+	maxInputBytes   int64
 }
 
 // run filters until the end of in (returning nil, so that the reader sees
@@ -131,7 +140,7 @@ func (f *lineFilter) skipLine(line, chunk []byte, br *bufio.Reader, err error) (
 }
 
 func (f *lineFilter) oversize(s *envelopeScanner) []byte {
-	reply, _ := oversizeReply(s, f.limit, f.maxProgramBytes)
+	reply, _ := oversizeReply(s, f.limit, f.maxProgramBytes, f.maxInputBytes)
 	return reply
 }
 

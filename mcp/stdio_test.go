@@ -132,7 +132,7 @@ func TestStdioLineFilter(t *testing.T) {
 
 	t.Run("line over the limit", func(t *testing.T) {
 		p.t = t
-		limit := RequestLimit(maxProgram)
+		limit := RequestLimit(maxProgram, 0)
 		// The TypeScript SDK writes the id last.
 		huge := `{"method":"tools/call","params":{"name":"run_code","arguments":{"code":"` + strings.Repeat("y", int(3*limit)) + `"}},"jsonrpc":"2.0","id":300}`
 		p.send(huge)
@@ -142,7 +142,7 @@ func TestStdioLineFilter(t *testing.T) {
 
 		ping := `{"jsonrpc":"2.0","id":301,"method":"ping","params":{"pad":"` + strings.Repeat("z", int(limit)) + `"}}`
 		p.send(ping)
-		require.JSONEq(t, fmt.Sprintf(`{"jsonrpc":"2.0","id":301,"error":{"code":-32600,"message":"request too large (at least %d bytes): the request is over %d bytes, the limit for programs of up to Config.MaxProgramBytes = 1000 bytes; the program must be smaller: split the work into several runs"}}`, len(ping)+1, limit), p.recv())
+		require.JSONEq(t, fmt.Sprintf(`{"jsonrpc":"2.0","id":301,"error":{"code":-32600,"message":"request too large (at least %d bytes): the request is over %d bytes, the limit for programs of up to Config.MaxProgramBytes = 1000 bytes with inputs of up to Config.MaxInputBytes = 1048576 bytes; the program or its input must be smaller: split the work into several runs"}}`, len(ping)+1, limit), p.recv())
 
 		text, isError = p.call(302, `return 1 + 1`)
 		require.False(t, isError, text)
@@ -172,11 +172,11 @@ func (r *repeatReader) Read(p []byte) (int, error) {
 // answered with its id; the next line is served.
 func TestLineFilterBoundsMemory(t *testing.T) {
 	const fed = 16 << 20
-	limit := RequestLimit(1000)
+	limit := RequestLimit(1000, 1000)
 	in := io.MultiReader(strings.NewReader(`{"method":"tools/call","params":{"arguments":{"code":"`),
 		&repeatReader{b: 'x', n: fed}, strings.NewReader(`"}},"jsonrpc":"2.0","id":"last"}`+"\n"+`{"jsonrpc":"2.0","method":"ping","id":2}`+"\n"))
 	var out, reply strings.Builder
-	f := &lineFilter{in: in, out: &out, reply: &reply, limit: limit, maxProgramBytes: 1000}
+	f := &lineFilter{in: in, out: &out, reply: &reply, limit: limit, maxProgramBytes: 1000, maxInputBytes: 1000}
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)

@@ -146,7 +146,7 @@ func runMCP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		c.misuse(stderr)
 		return 2
 	}
-	srvOpts := mcp.ServerOptions{Version: version(), MaxProgramBytes: o.cfg.MaxProgramBytes, MaxOutputBytes: o.cfg.MaxOutputBytes}
+	srvOpts := mcp.ServerOptions{Version: version(), MaxProgramBytes: o.cfg.MaxProgramBytes, MaxInputBytes: o.cfg.MaxInputBytes, MaxOutputBytes: o.cfg.MaxOutputBytes}
 	if err := o.runs.options(&srvOpts); err != nil {
 		fmt.Fprintf(stderr, "coderun mcp: %v\n", err)
 		return 2
