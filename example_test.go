@@ -63,7 +63,7 @@ try { await tools.search({}) } catch (e) { if (e instanceof ToolCallError) conso
 return {hits: a.hits + b.hits}`,
 		Bindings: []coderun.Namespace{tools},
 	})
-	if err != nil { // only misuse: a closed Runtime, an invalid binding declaration
+	if err != nil { // only misuse: a closed Runtime, an invalid binding declaration or input
 		log.Fatal(err)
 	}
 	fmt.Println(string(res.Value), res.Logs, res.Err())
