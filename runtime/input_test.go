@@ -123,6 +123,14 @@ while (x !== undefined) {
 return d`, input)
 	require.Empty(t, o.Kind, o.Message)
 	require.Equal(t, "5000", string(o.Value))
+
+	// Far deeper than the engine's parser goes: the run ends, saying why,
+	// before the program starts; the host survives it.
+	deeper := strings.Repeat("[", 200_000) + strings.Repeat("]", 200_000)
+	o = runInput(t, e, `console.log("never runs")`, deeper)
+	require.Equal(t, KindWorkerExit, o.Kind)
+	require.Equal(t, "worker error: the run's input (Request.Input) could not be made the global input: RangeError: Maximum call stack size exceeded", o.Message)
+	require.Empty(t, o.Logs)
 }
 
 // A run whose ctx is cancelled while its big input is parsed ends as an
