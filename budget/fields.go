@@ -62,7 +62,7 @@ func Fields() []Field {
 		{Name: "MaxArgumentBytes", Unit: Size, Default: 8 << 20, Min: 2,
 			Help: "cap on one binding call's argument, as JSON text"},
 		{Name: "MaxInputBytes", Unit: Size, Default: 1 << 20, Min: 1,
-			Help: "cap on a run's input (Request.Input), as JSON text"},
+			Help: "cap on a program's input data (run's --input, run_code's input), as JSON text"},
 	}
 }
 
