@@ -19,7 +19,8 @@
 // start of the next run.
 //
 // A [Server] is an MCP server with one tool, run_code, whose input is
-// {code: string}, annotated as its upstreams' tools are (see
+// {code: string, input?: any JSON value} (input is the program's global
+// input, see coderun.Request.Input), annotated as its upstreams' tools are (see
 // [Annotations]). Its description holds the TypeScript declarations of
 // every upstream tool, rendered from the tools' JSON Schemas and
 // descriptions by [coderun.Declarations] (see [Docs]), so a model can write
