@@ -126,12 +126,19 @@ func (c *command) printUsage(w io.Writer) {
 	fmt.Fprint(w, c.footer)
 }
 
-// parse parses args. On -h or --help it writes the usage to stdout and
+// parse parses args, flags and positional arguments in any order (see
+// interspersed). On -h or --help it writes the usage to stdout and
 // returns (0, false); on a bad flag, which the flag package has reported on
 // stderr, it adds how to get the usage and returns (2, false).
 func (c *command) parse(args []string, stdout, stderr io.Writer) (code int, ok bool) {
 	c.fs.SetOutput(stderr)
-	err := c.fs.Parse(args)
+	args, err := interspersed(c.fs, args)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		c.misuse(stderr)
+		return 2, false
+	}
+	err = c.fs.Parse(args)
 	switch {
 	case err == nil:
 		return 0, true
