@@ -3,7 +3,7 @@
 //
 //	coderun run [flags] FILE   (FILE "-" reads standard input; --input FILE gives the program data)
 //	coderun mcp [flags]        (an MCP server; see mcp.go)
-//	coderun version
+//	coderun version            (also --version and -v)
 //	coderun help [COMMAND]
 //
 // The budgets of a run are flags derived from coderun.Config (--wall-time
@@ -41,7 +41,7 @@ const usage = `coderun runs model-written TypeScript in a fresh QuickJS wasm san
 
 usage: coderun run [flags] FILE   run FILE ("-" reads standard input), print the Result as JSON
        coderun mcp [flags]        serve run_code, with upstream MCP servers as namespaces, over MCP
-       coderun version            print the versions of coderun and of its engine
+       coderun version            print the versions of coderun and of its engine (also --version, -v)
        coderun help [COMMAND]     print this, or the usage and flags of COMMAND
 
 Run 'coderun help run' or 'coderun help mcp' for the flags, among them the
@@ -73,7 +73,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return runRun(args[1:], stdin, stdout, stderr)
 	case "mcp":
 		return runMCP(args[1:], stdin, stdout, stderr)
-	case "version":
+	case "version", "--version", "-version", "-v":
 		return runVersion(args[1:], stdout, stderr)
 	case "help":
 		return runHelp(args[1:], stdout, stderr)

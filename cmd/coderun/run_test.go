@@ -117,6 +117,8 @@ func TestHelp(t *testing.T) {
 		{args: []string{"help", "run", "mcp"}, code: 2, stderr: `coderun help: unknown command "run mcp"`},
 		{args: []string{"bogus"}, code: 2, stderr: `coderun: unknown command "bogus"`},
 		{args: []string{"version", "extra"}, code: 2, stderr: `coderun version: unexpected argument "extra"`},
+		{args: []string{"--version", "extra"}, code: 2, stderr: `coderun version: unexpected argument "extra"`},
+		{args: []string{"-v", "-h"}, stdout: []string{"usage: coderun version"}},
 	}
 	for _, tc := range tests {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
@@ -142,6 +144,12 @@ func TestHelp(t *testing.T) {
 func TestVersion(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	require.Equal(t, 0, run([]string{"version"}, strings.NewReader(""), &stdout, &stderr), stderr.String())
+	for _, spelling := range []string{"--version", "-version", "-v"} {
+		var out bytes.Buffer
+		require.Equal(t, 0, run([]string{spelling}, strings.NewReader(""), &out, &stderr), stderr.String())
+		require.Equal(t, stdout.String(), out.String(), "coderun %s prints what coderun version prints", spelling)
+	}
+	require.Empty(t, stderr.String())
 	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
 	require.Len(t, lines, 5, stdout.String())
 	require.Equal(t, "coderun (devel)", lines[0], "a test binary has no module version")
