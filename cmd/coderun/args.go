@@ -56,3 +56,37 @@ func takesValue(fs *flag.FlagSet, arg string) bool {
 	b, ok := f.Value.(interface{ IsBoolFlag() bool })
 	return !ok || !b.IsBoolFlag()
 }
+
+// evalFlag is -e CODE (also --eval CODE): the program given on the command
+// line. set tells -e "" (an empty program) from no -e.
+type evalFlag struct {
+	code string
+	set  bool
+}
+
+// register registers -e and --eval on fs.
+func (e *evalFlag) register(fs *flag.FlagSet) {
+	fs.Var(e, "e", "run `CODE` (TypeScript or JavaScript, as in FILE) instead of a FILE")
+	fs.Var(e, "eval", "the same as -e `CODE`")
+}
+
+// String implements flag.Value.
+func (e *evalFlag) String() string {
+	if e == nil {
+		return ""
+	}
+	return e.code
+}
+
+// Set implements flag.Value.
+func (e *evalFlag) Set(v string) error {
+	e.code, e.set = v, true
+	return nil
+}
+
+// isEvalFlag reports whether arg is -e or --eval (with one dash or two,
+// with or without =CODE).
+func isEvalFlag(arg string) bool {
+	name, _, _ := strings.Cut(strings.TrimPrefix(strings.TrimPrefix(arg, "-"), "-"), "=")
+	return strings.HasPrefix(arg, "-") && (name == "e" || name == "eval")
+}

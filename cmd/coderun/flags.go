@@ -124,7 +124,7 @@ bytes, or a number with the unit B, KiB, MiB or GiB (1024-based): 65536,
 64KiB, 64MiB, 1GiB. Every flag may be spelled with - or --.
 `
 
-// printFlags writes the flags of fs to w, GNU style (--name VALUE), with
+// printFlags writes the flags of fs to w, GNU style (--name VALUE, -n VALUE), with
 // their usage and their defaults when not zero.
 func printFlags(w io.Writer, fs *flag.FlagSet) {
 	fs.VisitAll(func(f *flag.Flag) {
@@ -132,7 +132,11 @@ func printFlags(w io.Writer, fs *flag.FlagSet) {
 		if fv, ok := f.Value.(fieldValue); ok && name == "value" {
 			name = fv.placeholder()
 		}
-		fmt.Fprintf(w, "  --%s", f.Name)
+		dashes := "--"
+		if len(f.Name) == 1 {
+			dashes = "-" // a short flag, such as -e
+		}
+		fmt.Fprintf(w, "  %s%s", dashes, f.Name)
 		if name != "" {
 			fmt.Fprintf(w, " %s", name)
 		}

@@ -2,6 +2,7 @@
 // sandbox and prints its Result as JSON, or serves the same as an MCP tool.
 //
 //	coderun run [flags] FILE   (FILE "-" reads standard input; --input FILE gives the program data)
+//	coderun run [flags] -e CODE (or coderun -e CODE [flags]: a one-liner)
 //	coderun mcp [flags]        (an MCP server; see mcp.go)
 //	coderun version            (also --version and -v)
 //	coderun help [COMMAND]
@@ -39,20 +40,24 @@ func main() {
 // usage is the top-level usage.
 const usage = `coderun runs model-written TypeScript in a fresh QuickJS wasm sandbox.
 
-usage: coderun run [flags] FILE   run FILE ("-" reads standard input), print the Result as JSON
-       coderun mcp [flags]        serve run_code, with upstream MCP servers as namespaces, over MCP
-       coderun version            print the versions of coderun and of its engine (also --version, -v)
-       coderun help [COMMAND]     print this, or the usage and flags of COMMAND
+usage: coderun run [flags] FILE      run FILE ("-" reads standard input), print the Result as JSON
+       coderun run [flags] -e CODE   run the one-liner CODE (also: coderun -e CODE [flags])
+       coderun mcp [flags]           serve run_code, with upstream MCP servers as namespaces, over MCP
+       coderun version               print the versions of coderun and of its engine (also --version, -v)
+       coderun help [COMMAND]        print this, or the usage and flags of COMMAND
 
 Run 'coderun help run' or 'coderun help mcp' for the flags, among them the
 budgets of a run (--wall-time 30s, --memory 64MiB, --max-output 1MiB, …).
 `
 
 const runUsage = `usage: coderun run [flags] FILE
+       coderun run [flags] -e CODE
 
 Runs FILE (TypeScript or JavaScript, the body of an async function; "-" reads
-standard input) in a fresh QuickJS wasm instance and prints the Result as
-JSON. With --input FILE ("-" reads standard input), the program reads the
+standard input), or CODE given with -e, in a fresh QuickJS wasm instance and
+prints the Result as JSON. Flags may come before or after FILE; "--" ends
+them. The program has no command-line arguments: nothing may follow FILE but
+flags. With --input FILE ("-" reads standard input), the program reads the
 JSON in FILE as the frozen global input. With --upstream or --config, the
 tools of those MCP servers are namespaces of async functions in the
 program, as in coderun mcp.
@@ -80,6 +85,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0
+	}
+	if isEvalFlag(args[0]) { // coderun -e CODE [flags], as node -e
+		return runRun(args, stdin, stdout, stderr)
 	}
 	fmt.Fprintf(stderr, "coderun: unknown command %q\n\n%s", args[0], usage)
 	return 2
@@ -150,10 +158,10 @@ func (c *command) parse(args []string, stdout, stderr io.Writer) (code int, ok b
 	return 2, false
 }
 
-// misuse writes the first line of the usage to stderr, and how to get the
-// rest.
+// misuse writes the usage lines (the first paragraph of the usage) to
+// stderr, and how to get the rest.
 func (c *command) misuse(stderr io.Writer) {
-	first, _, _ := strings.Cut(c.usage, "\n")
+	first, _, _ := strings.Cut(c.usage, "\n\n")
 	fmt.Fprintf(stderr, "%s\nRun '%s --help' for its flags.\n", first, c.fs.Name())
 }
 
@@ -161,7 +169,8 @@ func (c *command) misuse(stderr io.Writer) {
 type runOptions struct {
 	cfg       coderun.Config
 	upstreams upstreamSources
-	input     string // --input: the file of Request.Input, "-" for stdin
+	input     string   // --input: the file of Request.Input, "-" for stdin
+	eval      evalFlag // -e CODE, --eval CODE
 }
 
 // inputUsage documents --input.
@@ -175,6 +184,7 @@ func newRunCommand(o *runOptions) *command {
 	registerConfigFlags(c.fs, &o.cfg)
 	o.upstreams.register(c.fs)
 	c.fs.StringVar(&o.input, "input", "", inputUsage)
+	o.eval.register(c.fs)
 	return c
 }
 
@@ -185,18 +195,16 @@ func runRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if code, ok := c.parse(args, stdout, stderr); !ok {
 		return code
 	}
-	if c.fs.NArg() != 1 {
-		fmt.Fprintf(stderr, "coderun run: want one FILE, got %d arguments\n", c.fs.NArg())
-		c.misuse(stderr)
-		return 2
-	}
-	if o.input == "-" && c.fs.Arg(0) == "-" {
+	if o.input == "-" && !o.eval.set && c.fs.NArg() == 1 && c.fs.Arg(0) == "-" {
 		fmt.Fprintln(stderr, `coderun run: --input - and FILE - both read standard input: give the program or the input as a file`)
 		return 2
 	}
-	src, err := readProgram(c.fs.Arg(0), stdin)
+	src, err := o.program(c.fs, stdin)
 	if err != nil {
-		fmt.Fprintf(stderr, "coderun: %v\n", err)
+		fmt.Fprintf(stderr, "coderun run: %v\n", err)
+		if errors.Is(err, errArguments) {
+			c.misuse(stderr)
+		}
 		return 2
 	}
 	input, err := readInput(o.input, stdin, o.cfg.MaxInputBytes)
@@ -278,6 +286,25 @@ func readInput(name string, stdin io.Reader, limit int64) (json.RawMessage, erro
 	return b, nil
 }
 
+// errArguments marks an error of program that is misuse of the positional
+// arguments.
+var errArguments = errors.New("want one FILE or -e CODE")
+
+// program returns the program to run: CODE of -e, else the text of the
+// one positional argument of fs, FILE ("-" reads stdin).
+func (o *runOptions) program(fs *flag.FlagSet, stdin io.Reader) (string, error) {
+	switch {
+	case o.eval.set && fs.NArg() > 0:
+		return "", fmt.Errorf("%w, not both: -e gives the program, and so does %q", errArguments, fs.Arg(0))
+	case o.eval.set:
+		return o.eval.code, nil
+	case fs.NArg() != 1:
+		return "", fmt.Errorf("%w, got %d arguments", errArguments, fs.NArg())
+	}
+	return readProgram(fs.Arg(0), stdin)
+}
+
+// readProgram reads the program in the file name, or stdin for "-".
 func readProgram(name string, stdin io.Reader) (string, error) {
 	var b []byte
 	var err error
