@@ -14,7 +14,8 @@
 //
 // Exit status: 0 when the program succeeded (and for help), 1 when
 // Result.Error is set, 2 on misuse (an unknown command, bad flags, an
-// unreadable file, an invalid configuration).
+// unreadable file, an invalid configuration), 130 on SIGINT and 143 on
+// SIGTERM (which abort the run; its Result is printed first).
 package main
 
 import (
@@ -26,7 +27,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"strings"
 
 	"github.com/coderun/coderun"
@@ -62,7 +62,14 @@ JSON in FILE as the frozen global input. With --upstream or --config, the
 tools of those MCP servers are namespaces of async functions in the
 program, as in coderun mcp.
 
-Exit status: 0 on success, 1 when the Result has an error, 2 on misuse.
+With --stream, the program's logs go to standard error as it makes them.
+
+SIGINT (Ctrl-C) or SIGTERM aborts the run: the Result, whose error has the
+kind abort, is printed as usual, then coderun exits 130 or 143 (128 plus the
+signal's number). A second signal ends coderun at once.
+
+Exit status: 0 on success, 1 when the Result has an error, 2 on misuse, 130
+on SIGINT and 143 on SIGTERM.
 
 Flags:
 `
@@ -171,6 +178,7 @@ type runOptions struct {
 	upstreams upstreamSources
 	input     string   // --input: the file of Request.Input, "-" for stdin
 	eval      evalFlag // -e CODE, --eval CODE
+	stream    bool     // --stream
 }
 
 // inputUsage documents --input.
@@ -185,6 +193,7 @@ func newRunCommand(o *runOptions) *command {
 	o.upstreams.register(c.fs)
 	c.fs.StringVar(&o.input, "input", "", inputUsage)
 	o.eval.register(c.fs)
+	c.fs.BoolVar(&o.stream, "stream", false, "write the program's logs to standard error as it makes them, one a line (the Result, on standard output at the end, has them too)")
 	return c
 }
 
@@ -222,25 +231,38 @@ func runRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "%v\n", err)
 		return 2
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	if err := startUpstreams(ctx, ups); err != nil {
-		_ = rt.Close(context.Background())
-		fmt.Fprintf(stderr, "coderun: %v\n", err)
-		return 2
-	}
+	ctx, in := onInterrupt(context.Background())
+	res, err := o.execute(ctx, rt, coderun.Request{Program: src, Input: input}, ups, stderr)
 	defer func() { _ = mcp.CloseAll(ups) }()
-	res, err := rt.Run(ctx, coderun.Request{Program: src, Bindings: mcp.Bindings(ups), Input: input})
 	_ = rt.Close(context.Background())
-	if errors.Is(err, coderun.ErrInvalidInput) {
+	code := 2
+	switch {
+	case errors.Is(err, coderun.ErrInvalidInput):
 		fmt.Fprintf(stderr, "coderun run: --input %s: %v\n", o.input, flagError(err))
-		return 2
-	}
-	if err != nil {
+	case err != nil:
 		fmt.Fprintf(stderr, "coderun: %v\n", err)
-		return 2
+	default:
+		code = printResult(res, stdout, stderr)
 	}
-	return printResult(res, stdout, stderr)
+	if status := in.stop(); status != 0 {
+		return status // 130 or 143, after the Result of the run the signal aborted
+	}
+	return code
+}
+
+// execute starts ups and runs req with them as bindings, streaming its
+// logs to stderr with --stream. The caller closes ups.
+func (o *runOptions) execute(ctx context.Context, rt *coderun.Runtime, req coderun.Request, ups []*mcp.Upstream, stderr io.Writer) (coderun.Result, error) {
+	if err := mcp.StartAll(ctx, ups); err != nil {
+		return coderun.Result{}, err
+	}
+	req.Bindings = mcp.Bindings(ups)
+	if o.stream {
+		logs := newLogStream(stderr)
+		defer logs.close()
+		req.OnLog = logs.add
+	}
+	return rt.Run(ctx, req)
 }
 
 // printResult writes res as indented JSON and returns the exit status.
