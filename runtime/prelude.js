@@ -114,8 +114,8 @@
   // its group (OP_WEB) and defines the group's names still unused.
   {
     const webLib = ObjectFreeze({ __proto__: null, host, OP_RANDOM, setTimeout, clearTimeout, DOMException: G.DOMException });
-    const names = ["TextEncoder", "TextDecoder", "structuredClone", "crypto", "Event", "EventTarget", "AbortController", "AbortSignal"];
-    const groups = [0, 0, 1, 2, 3, 3, 3, 3];
+    const names = ["TextEncoder", "TextDecoder", "structuredClone", "crypto", "Event", "EventTarget", "AbortController", "AbortSignal", "URL", "URLSearchParams"];
+    const groups = [0, 0, 1, 2, 3, 3, 3, 3, 4, 4];
     const loaded = ObjectSetPrototypeOf([], null), getters = ObjectSetPrototypeOf([], null), hasOwn = Object.hasOwn;
     const define = (name, value) => ObjectDefineProperty(G, name, { __proto__: null, value, writable: true, configurable: true });
     const load = (g) => {

@@ -14,7 +14,7 @@ import (
 
 // Web-platform globals (https://html.spec.whatwg.org/multipage/webappapis.html,
 // https://encoding.spec.whatwg.org/, https://dom.spec.whatwg.org/,
-// https://w3c.github.io/webcrypto/) that a run gets on first use. The prelude
+// https://w3c.github.io/webcrypto/, https://url.spec.whatwg.org/) that a run gets on first use. The prelude
 // defines each name on globalThis as an accessor; its first get asks the host
 // (hostcalls.OpWeb) for its group's factory, which this file compiles once per Engine
 // from the group's source in runtime/web and evaluates in the run's instance.
@@ -23,7 +23,7 @@ import (
 
 // webGroups are the groups' sources, in the order of the prelude's group
 // numbers.
-var webGroups = [...]string{"web/encoding.js", "web/clone.js", "web/crypto.js", "web/events.js"}
+var webGroups = [...]string{"web/encoding.js", "web/clone.js", "web/crypto.js", "web/events.js", "web/url.js"}
 
 //go:embed web/*.js
 var webSources embed.FS

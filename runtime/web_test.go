@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -144,12 +145,13 @@ func TestWebErrors(t *testing.T) {
 // defines globals.
 func TestWebGlobalsLazy(t *testing.T) {
 	e := testEngine(t)
-	o := mustRun(t, e, `return ["TextEncoder", "structuredClone", "crypto", "AbortSignal"].map((k) => {
+	o := mustRun(t, e, `return ["TextEncoder", "structuredClone", "crypto", "AbortSignal", "URL", "URLSearchParams"].map((k) => {
 		const d = Object.getOwnPropertyDescriptor(globalThis, k);
 		return [typeof d.get, typeof d.set, d.enumerable, d.configurable, "value" in d];
 	})`)
 	require.Empty(t, o.Kind, o.Message)
-	require.JSONEq(t, `[["function","function",false,true,false],["function","function",false,true,false],["function","function",false,true,false],["function","function",false,true,false]]`, string(o.Value))
+	accessor := `["function","function",false,true,false]`
+	require.JSONEq(t, "["+strings.Repeat(accessor+",", 5)+accessor+"]", string(o.Value))
 	for g := range webGroups {
 		require.Nil(t, e.web.code[g], "group %d compiled by a run that did not use it", g)
 	}
@@ -164,6 +166,21 @@ func TestWebGlobalsLazy(t *testing.T) {
 	for g := 1; g < len(webGroups); g++ {
 		require.Nil(t, e.web.code[g], "group %d", g)
 	}
+
+	// URLSearchParams loads URL's group, and defines URL with it.
+	o = mustRun(t, e, `const p = new URLSearchParams("a=1"); return ["URL", "URLSearchParams", "crypto"].map((k) => {
+		const d = Object.getOwnPropertyDescriptor(globalThis, k);
+		return [typeof d.value, String(d.writable)];
+	}).concat(p.get("a"))`)
+	require.Empty(t, o.Kind, o.Message)
+	require.JSONEq(t, `[["function","true"],["function","true"],["undefined","undefined"],"1"]`, string(o.Value))
+	url := slices.Index(webGroups[:], "web/url.js")
+	require.NotNil(t, e.web.code[url])
+	for g := 1; g < len(webGroups); g++ {
+		if g != url {
+			require.Nil(t, e.web.code[g], "group %d", g)
+		}
+	}
 }
 
 // Every run of a program that uses a group spends the same fuel: the runs
@@ -171,7 +188,8 @@ func TestWebGlobalsLazy(t *testing.T) {
 // compiling it cost the first.
 func TestWebFuelSame(t *testing.T) {
 	e := testEngine(t)
-	const program = `return new TextEncoder().encode("abc").length + structuredClone(1) + (typeof crypto) + (typeof Event)`
+	const program = `return new TextEncoder().encode("abc").length + structuredClone(1) + (typeof crypto) + (typeof Event) +
+		new URL("http://bücher.example/a/../b?q#f").href + new URLSearchParams({ a: "1 2" })`
 	first := mustRun(t, e, program)
 	require.Empty(t, first.Kind, first.Message)
 	second := mustRun(t, e, program)
