@@ -113,9 +113,14 @@
   // IDL defines a global; the first get asks the host for the factory of
   // its group (OP_WEB) and defines the group's names still unused.
   {
-    const webLib = ObjectFreeze({ __proto__: null, host, OP_RANDOM, setTimeout, clearTimeout, DOMException: G.DOMException });
-    const names = ["TextEncoder", "TextDecoder", "structuredClone", "crypto", "Event", "EventTarget", "AbortController", "AbortSignal", "URL", "URLSearchParams"];
-    const groups = [0, 0, 1, 2, 3, 3, 3, 3, 4, 4];
+    // Intl's other groups (INTL_*) are loaded by the Intl group (web/intl.js)
+    // with web(g).
+    const webLib = ObjectFreeze({
+      __proto__: null, host, OP_RANDOM, setTimeout, clearTimeout, DOMException: G.DOMException,
+      web: (g) => load(g), INTL_MORE: 6, INTL_DATE: 7,
+    });
+    const names = ["TextEncoder", "TextDecoder", "structuredClone", "crypto", "Event", "EventTarget", "AbortController", "AbortSignal", "URL", "URLSearchParams", "Intl"];
+    const groups = [0, 0, 1, 2, 3, 3, 3, 3, 4, 4, 5];
     const loaded = ObjectSetPrototypeOf([], null), getters = ObjectSetPrototypeOf([], null), hasOwn = Object.hasOwn;
     const define = (name, value) => ObjectDefineProperty(G, name, { __proto__: null, value, writable: true, configurable: true });
     const load = (g) => {
@@ -133,6 +138,17 @@
       getters[i] = function () { return load(g)[name]; };
       ObjectDefineProperty(G, name, { __proto__: null, get: getters[i], set(v) { define(name, v); }, configurable: true });
     }
+    // The locale-sensitive methods of the built-ins format with the Intl
+    // group (https://tc39.es/ecma402/#sup-properties-of-the-number-prototype-object
+    // and on), which they load when first called: one closure per method,
+    // sharing its code, with the built-in's name and length.
+    const intl = (k, name, length) => {
+      const f = { [name](a, b, c) { return load(4)[k](this, a, b, c); } }[name];
+      ObjectDefineProperty(f, "length", { __proto__: null, value: length });
+      return { __proto__: null, value: f, writable: true, configurable: true };
+    };
+    ObjectDefineProperty(Number_.prototype, "toLocaleString", intl("numberToLocaleString", "toLocaleString", 0));
+    ObjectDefineProperty(BigInt.prototype, "toLocaleString", intl("bigintToLocaleString", "toLocaleString", 0));
   }
 
 

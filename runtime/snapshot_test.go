@@ -60,7 +60,10 @@ func TestSnapshotImageTrimmed(t *testing.T) {
 	// prelude's temporaries left), 12 of larger allocations, 3 shared.
 	// The web globals' lazy accessors, setInterval and clearInterval (issue
 	// 31) took it to 391,174 bytes and 103 pages (+2%, +3%; the issue allows 5%).
-	maxData, maxPages := 395_000, 104
+	// Intl's accessor and the closures of the six locale-sensitive methods
+	// that load it (Number's, BigInt's and Date's toLocale*String,
+	// String's localeCompare) to 396,422 bytes and 101 pages (+3.4%).
+	maxData, maxPages := 398_000, 104
 	require.LessOrEqual(t, data, maxData, "bytes of data segments")
 	require.LessOrEqual(t, len(m.Data), 64, "data segments")
 	require.LessOrEqual(t, pages, maxPages, "pages of 4 KiB the data segments write")

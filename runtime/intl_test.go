@@ -1,0 +1,139 @@
+package runtime
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/coderun/coderun/internal/testenv"
+)
+
+// loadIntlCases reads testdata/intl_cases.json, which testdata/intl_gen.mjs
+// generates with Node: the same shape as the web globals' corpus.
+func loadIntlCases(t *testing.T) []webCase {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", "intl_cases.json"))
+	require.NoError(t, err)
+	var cases []webCase
+	require.NoError(t, json.Unmarshal(b, &cases))
+	require.Greater(t, len(cases), 50)
+	return cases
+}
+
+// TestIntlCases runs Intl's corpus in the engine: each case must return
+// what Node returned.
+func TestIntlCases(t *testing.T) {
+	e := testEngine(t)
+	for _, c := range loadIntlCases(t) {
+		t.Run(c.Name, func(t *testing.T) {
+			o := mustRun(t, e, c.Src)
+			require.Empty(t, o.Kind, o.Message)
+			var got string
+			require.NoError(t, json.Unmarshal(o.Value, &got))
+			requireSameLines(t, c.Want, got)
+		})
+	}
+}
+
+// requireSameLines compares a case's lines one by one, reporting the first
+// few that differ rather than the whole text.
+func requireSameLines(t *testing.T, want, got string) {
+	t.Helper()
+	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
+	require.Len(t, g, len(w), got)
+	bad := 0
+	for i := range w {
+		if w[i] != g[i] && bad < 4 {
+			bad++
+			t.Errorf("line %d:\nwant %s\ngot  %s", i+1, w[i], g[i])
+		}
+	}
+}
+
+// TestIntlCasesMatchNode checks that the corpus's wants are what the
+// installed Node returns, in the time zone runs have (UTC), so that the
+// corpus keeps comparing with Node.
+func TestIntlCasesMatchNode(t *testing.T) {
+	node := testenv.Node(t)
+	cases := loadIntlCases(t)
+	srcs := make([]string, len(cases))
+	for i, c := range cases {
+		srcs[i] = c.Src
+	}
+	in, err := json.Marshal(srcs)
+	require.NoError(t, err)
+	script := `const AsyncFunction = (async () => {}).constructor;
+let text = ""; process.stdin.on("data", (d) => text += d).on("end", async () => {
+  const out = [];
+  for (const src of JSON.parse(text)) {
+    try { out.push(await new AsyncFunction(src)()); } catch (e) { out.push("node threw " + e); }
+  }
+  process.stdout.write(JSON.stringify(out));
+});`
+	cmd := exec.Command(node, "--no-warnings", "-e", script)
+	cmd.Env = append(os.Environ(), "TZ=UTC")
+	cmd.Stdin = strings.NewReader(string(in))
+	b, err := cmd.Output()
+	require.NoError(t, err)
+	var got []string
+	require.NoError(t, json.Unmarshal(b, &got))
+	require.Len(t, got, len(cases))
+	for i, c := range cases {
+		require.Equal(t, c.Want, got[i], c.Name)
+	}
+}
+
+// The messages coderun words itself: what Node, with every locale, cannot
+// share.
+func TestIntlErrors(t *testing.T) {
+	e := testEngine(t)
+	for _, c := range []struct{ name, program, want string }{
+		{"locale", `try { new Intl.NumberFormat("de-DE") } catch (e) { return [e.name, e.message] }`,
+			`["RangeError", "Intl.NumberFormat: coderun's Intl supports only the locales \"en\", \"en-US\" and \"en-GB\" (the default is \"en-US\"), without Unicode extensions; got \"de-DE\""]`},
+		{"extension", `try { (1).toLocaleString("en-US-u-nu-arab") } catch (e) { return [e.name, e.message] }`,
+			`["RangeError", "Intl.NumberFormat: coderun's Intl supports only the locales \"en\", \"en-US\" and \"en-GB\" (the default is \"en-US\"), without Unicode extensions; got \"en-US-u-nu-arab\""]`},
+		{"numbering system", `try { new Intl.NumberFormat("en", { numberingSystem: "arab" }) } catch (e) { return [e.name, e.message] }`,
+			`["RangeError", "Intl.NumberFormat: coderun's Intl supports only numberingSystem \"latn\"; got \"arab\""]`},
+		{"compound unit", `try { new Intl.NumberFormat("en", { style: "unit", unit: "byte-per-second" }) } catch (e) { return [e.name, e.message] }`,
+			`["RangeError", "Intl.NumberFormat: coderun's Intl formats the simple units of ECMA-402 and kilometer-per-hour, mile-per-hour, meter-per-second, liter-per-kilometer and mile-per-gallon; got 'byte-per-second'"]`},
+		{"supported locales", `return Intl.NumberFormat.supportedLocalesOf(["fr", "en-gb", "EN", "de"])`, `["en-GB", "en"]`},
+		{"first locale decides", `try { new Intl.ListFormat(["fr", "en"]) } catch (e) { return e.name }`, `"RangeError"`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			o := mustRun(t, e, c.program)
+			require.Empty(t, o.Kind, o.Message)
+			require.JSONEq(t, c.want, string(o.Value))
+		})
+	}
+}
+
+// A run that does not use Intl compiles none of its groups, even when it
+// calls the built-ins Intl backs with other arguments; toLocaleString on a
+// number compiles the Intl group only; every run of a program spends the
+// same fuel.
+func TestIntlLazy(t *testing.T) {
+	e := testEngine(t)
+	o := mustRun(t, e, `return [typeof Object.getOwnPropertyDescriptor(globalThis, "Intl").get, "abc".toUpperCase(), String(1.5)]`)
+	require.Empty(t, o.Kind, o.Message)
+	require.JSONEq(t, `["function", "ABC", "1.5"]`, string(o.Value))
+	for g := range webGroups {
+		require.Nil(t, e.web.code[g], "group %d", g)
+	}
+	o = mustRun(t, e, `return (1234.5).toLocaleString()`)
+	require.JSONEq(t, `"1,234.5"`, string(o.Value))
+	require.NotNil(t, e.web.code[4])
+	require.Nil(t, e.web.code[5], "toLocaleString compiled ListFormat's group")
+	const program = `return (1234.5).toLocaleString() + " " + new Intl.ListFormat().format(["a", "b"])`
+	first := mustRun(t, e, program)
+	require.Empty(t, first.Kind, first.Message)
+	require.JSONEq(t, `"1,234.5 a and b"`, string(first.Value))
+	require.NotNil(t, e.web.code[4])
+	require.NotNil(t, e.web.code[5])
+	second := mustRun(t, e, program)
+	require.Equal(t, first.FuelUsed, second.FuelUsed)
+}

@@ -1,0 +1,139 @@
+// Generates intl_cases.json, the corpus of Intl's cases (runtime/intl_test.go):
+// each case is the body of an async function, self-contained, that returns
+// a string; "want" is what Node (with its full ICU) returns. The inputs are
+// random but the same at every generation.
+// Run: TZ=UTC node runtime/testdata/intl_gen.mjs > runtime/testdata/intl_cases.json
+const AsyncFunction = (async () => {}).constructor;
+
+let seed = 0x1e7;
+function rand() { // mulberry32
+  seed = (seed + 0x6d2b79f5) | 0;
+  let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+}
+const int = (n) => Math.floor(rand() * n);
+const pick = (a) => a[int(a.length)];
+const maybe = (p, f) => (rand() < p ? f() : undefined);
+
+// Helpers every case has: a call's result or the name of what it threw.
+const H = `const run = (f) => { try { const v = f(); return typeof v === "string" ? v : JSON.stringify(v); } catch (e) { return "throws " + (e && e.name); } };
+`;
+const cases = [];
+const add = (name, body) => cases.push({ name, src: H + body });
+
+const LOCALES = [undefined, "en", "en-US", "en-GB", "EN-us", ["en-GB", "en"]];
+function number() { // numbers biased to rounding's and grouping's edges
+  const k = int(10);
+  if (k === 0) return pick([0, -0, 1, -1, 0.5, 1.5, 2.5, -2.5, 0.005, 1.005, 999.9995, 999999.5, 1e21, 1e-7, 123456789.123, NaN, Infinity, -Infinity]);
+  const mag = int(22) - 8;
+  let x = (rand() * 10) * 10 ** mag;
+  if (k < 4) x = Number(x.toPrecision(1 + int(4)));
+  if (k === 4) x = Math.round(x) + 0.5;
+  return rand() < 0.3 ? -x : x;
+}
+const numbers = (n) => Array.from({ length: n }, number);
+const lit = (v) => (v === undefined ? "undefined" : Object.is(v, -0) ? "-0" : Number.isNaN(v) ? "NaN" : v === Infinity ? "Infinity" : v === -Infinity ? "-Infinity" : JSON.stringify(v));
+const clean = (o) => JSON.stringify(Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)));
+
+function digitOptions() {
+  const o = {};
+  const k = int(6);
+  if (k === 1) { o.minimumFractionDigits = int(4); o.maximumFractionDigits = o.minimumFractionDigits + int(3); }
+  if (k === 2) o.maximumFractionDigits = int(5);
+  if (k === 3) { o.maximumSignificantDigits = 1 + int(6); o.minimumSignificantDigits = maybe(0.5, () => 1 + int(o.maximumSignificantDigits)); }
+  if (k === 4) { o.minimumFractionDigits = int(3); o.maximumSignificantDigits = 1 + int(4); o.roundingPriority = pick(["morePrecision", "lessPrecision"]); }
+  if (k === 5) { o.maximumFractionDigits = o.minimumFractionDigits = int(3); o.roundingIncrement = pick([1, 2, 5, 10, 25, 50, 100, 500]); }
+  o.minimumIntegerDigits = maybe(0.1, () => 1 + int(5));
+  o.roundingMode = maybe(0.3, () => pick(["ceil", "floor", "expand", "trunc", "halfCeil", "halfFloor", "halfExpand", "halfTrunc", "halfEven"]));
+  o.trailingZeroDisplay = maybe(0.1, () => "stripIfInteger");
+  o.useGrouping = maybe(0.2, () => pick([false, true, "min2", "always", "auto"]));
+  o.signDisplay = maybe(0.2, () => pick(["auto", "never", "always", "exceptZero", "negative"]));
+  return o;
+}
+const CURRENCIES = ["USD", "EUR", "GBP", "JPY", "CAD", "AUD", "INR", "CNY", "CHF", "KRW", "MXN", "BRL", "SEK", "BHD", "XYZ", "usd", "RUB", "ZAR"];
+const UNITS = ["kilometer", "meter", "mile", "kilogram", "pound", "celsius", "fahrenheit", "liter", "gallon", "second", "hour", "day", "byte", "megabyte", "gigabyte", "percent", "kilometer-per-hour", "mile-per-hour", "foot", "inch", "acre", "degree", "month", "year", "fluid-ounce"];
+function nfOptions() {
+  const o = digitOptions();
+  const style = pick(["decimal", "decimal", "percent", "currency", "currency", "unit"]);
+  if (style !== "decimal") o.style = style;
+  if (style === "currency") {
+    o.currency = pick(CURRENCIES);
+    o.currencyDisplay = maybe(0.5, () => pick(["code", "symbol", "narrowSymbol", "name"]));
+    o.currencySign = maybe(0.3, () => pick(["standard", "accounting"]));
+  }
+  if (style === "unit") { o.unit = pick(UNITS); o.unitDisplay = maybe(0.7, () => pick(["short", "narrow", "long"])); }
+  if (rand() < 0.3) {
+    o.notation = pick(["scientific", "engineering", "compact", "compact"]);
+    if (o.notation === "compact") o.compactDisplay = maybe(0.5, () => pick(["short", "long"]));
+  }
+  return o;
+}
+
+for (let k = 0; k < 60; k++) {
+  const rows = Array.from({ length: 12 }, () => [pick(LOCALES), nfOptions(), numbers(6)]);
+  add("NumberFormat " + k, `return ${JSON.stringify(rows.map(([l, o]) => [l, o]))}.map(([l, o], i) => {
+  const xs = ${"[" + rows.map(([, , xs]) => "[" + xs.map(lit).join(",") + "]").join(",") + "]"}[i];
+  return run(() => { const f = new Intl.NumberFormat(l ?? undefined, o); return [JSON.stringify(f.resolvedOptions()), ...xs.map((x) => f.format(x)), JSON.stringify(f.formatToParts(xs[0]))].join(" ; "); });
+}).join("\\n");`);
+}
+for (let k = 0; k < 6; k++) {
+  const xs = numbers(20).map(lit).join(",");
+  add("toLocaleString " + k, `const o = ${JSON.stringify(nfOptions())};
+return [${xs}].map((x) => run(() => x.toLocaleString() + " " + x.toLocaleString("en-GB", o))).join("\\n");`);
+}
+add("decimal strings and BigInts", `const f = new Intl.NumberFormat("en", { maximumFractionDigits: 2 });
+return ["1234567890123456789012.345", "0.005", "-0.015", "  12.5e3 ", "0x1F", "", "abc", "1e400", "-0"].map((s) => f.format(s)).concat(
+  [0n, -12345678901234567890n, 10n ** 30n].map((b) => f.format(b) + " " + b.toLocaleString() + " " + new Intl.NumberFormat("en", { notation: "compact" }).format(b))).join("\\n");`);
+
+for (let k = 0; k < 6; k++) {
+  const rows = Array.from({ length: 10 }, () => [pick(LOCALES), { type: pick(["cardinal", "ordinal"]), ...maybe(0.4, () => ({ minimumFractionDigits: int(3) })), ...maybe(0.2, () => ({ maximumSignificantDigits: 1 + int(3) })) }]);
+  const xs = [0, 1, 2, 3, 4, 11, 12, 13, 21, 22, 23, 101, 111, 1.5, 1.0, 0.5, -1, -2, 100, 1e6, NaN, Infinity, ...numbers(4)].map(lit).join(",");
+  add("PluralRules " + k, `return ${JSON.stringify(rows)}.map(([l, o]) => run(() => { const p = new Intl.PluralRules(l ?? undefined, o);
+  return JSON.stringify(p.resolvedOptions()) + " " + [${xs}].map((x) => p.select(x)).join(","); })).join("\\n");`);
+}
+
+add("ListFormat", `const lists = [[], ["a"], ["a", "b"], ["a", "b", "c"], ["one", "two", "three", "four"], "xyz"];
+const out = [];
+for (const l of [undefined, "en", "en-GB"]) for (const type of [undefined, "conjunction", "disjunction", "unit"]) for (const style of [undefined, "long", "short", "narrow"]) {
+  out.push(run(() => { const f = new Intl.ListFormat(l, { type, style });
+    return JSON.stringify(f.resolvedOptions()) + " " + lists.map((x) => f.format(x)).join(" | ") + " " + JSON.stringify(f.formatToParts(lists[4])); }));
+}
+return out.join("\\n");`);
+
+for (let k = 0; k < 4; k++) {
+  const vals = [0, -0, 1, -1, 2, -2, 1.5, -3, 10, 1000, -1234.5, ...numbers(5).filter(Number.isFinite)].map(lit).join(",");
+  add("RelativeTimeFormat " + k, `const out = [];
+for (const l of ${JSON.stringify(k % 2 ? ["en-GB"] : ["en-US", "en"])}) for (const style of ["long", "short", "narrow"]) for (const numeric of ["always", "auto"]) {
+  const f = new Intl.RelativeTimeFormat(l, { style, numeric });
+  for (const unit of ${JSON.stringify(k < 2 ? ["year", "quarter", "month", "week"] : ["days", "day", "hour", "minutes", "second"])}) {
+    out.push(JSON.stringify(f.resolvedOptions()) + " " + [${vals}].map((v) => f.format(v, unit)).join(" | ") + " " + JSON.stringify(f.formatToParts(-1234.5, unit)));
+  }
+}
+return out.join("\\n");`);
+}
+
+add("errors", `const tries = [
+  () => new Intl.NumberFormat("en", { style: "bogus" }), () => new Intl.NumberFormat("en", { style: "currency" }),
+  () => new Intl.NumberFormat("en", { style: "currency", currency: "US" }), () => new Intl.NumberFormat("en", { style: "unit", unit: "foo" }),
+  () => new Intl.NumberFormat("en", { style: "unit" }), () => new Intl.NumberFormat("en", { maximumFractionDigits: 101 }),
+  () => new Intl.NumberFormat("en", { minimumFractionDigits: 3, maximumFractionDigits: 1 }), () => new Intl.NumberFormat("en_US"),
+  () => new Intl.NumberFormat("en", null), () => new Intl.NumberFormat("en", { roundingIncrement: 3 }),
+  () => new Intl.NumberFormat("en", { roundingIncrement: 5, maximumSignificantDigits: 2 }),
+  () => new Intl.NumberFormat("en", { roundingIncrement: 5, maximumFractionDigits: 2 }),
+  () => Intl.PluralRules("en"), () => Intl.ListFormat("en"), () => new Intl.ListFormat("en").format(["a", 1]),
+  () => new Intl.RelativeTimeFormat("en").format(1, "decade"), () => new Intl.RelativeTimeFormat("en").format(NaN, "day"),
+  () => new Intl.RelativeTimeFormat("en", { numeric: "sometimes" }), () => Intl.NumberFormat.prototype.format,
+  () => Intl.NumberFormat.prototype.resolvedOptions.call({}), () => Intl.getCanonicalLocales("x"),
+];
+return tries.map((f) => run(f)).join("\\n");`);
+add("namespace", `return [typeof Intl, Object.prototype.toString.call(Intl), String(new Intl.NumberFormat()), Intl.NumberFormat.length, Intl.PluralRules.length,
+  JSON.stringify(Intl.getCanonicalLocales(["EN-us", "en-gb", "en-US"])), JSON.stringify(Intl.NumberFormat.supportedLocalesOf(["en-gb", "EN"])),
+  Intl.NumberFormat("en") instanceof Intl.NumberFormat, typeof Intl.NumberFormat.prototype.formatToParts, new Intl.NumberFormat().format === new Intl.NumberFormat().format,
+  [1, 2].map(new Intl.NumberFormat("en", { style: "percent" }).format).join(), (12345.678).toLocaleString.length, "".localeCompare.length,
+  [1234.5, 6789n].toLocaleString(), Number.prototype.toLocaleString.name].join(" ; ");`);
+
+for (const c of cases) {
+  try { c.want = await new AsyncFunction(c.src)(); } catch (e) { c.want = "node threw " + e; }
+}
+process.stdout.write(JSON.stringify(cases, null, 1) + "\n");
