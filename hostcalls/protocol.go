@@ -32,6 +32,9 @@ const (
 	OpWeb = 10
 	// OpRandom returns n bytes from crypto/rand, as hexadecimal text.
 	OpRandom = 11
+	// OpTimeZone returns the UTC offset, in seconds, of a time zone at an
+	// instant (runtime/timezone.go).
+	OpTimeZone = 12
 )
 
 // Completion kinds reported by the prelude with OpDone.
@@ -88,6 +91,7 @@ func Protocol() []Constant {
 		{"OP_LOG", OpLog}, {"OP_CALL", OpCall}, {"OP_TIMER", OpTimer}, {"OP_CLEAR", OpClear},
 		{"OP_DONE", OpDone}, {"OP_CALL_VALUE", OpCallValue}, {"OP_DONE_VALUE", OpDoneValue},
 		{"OP_REFUSAL", OpRefusal}, {"OP_POSITION", OpPosition}, {"OP_WEB", OpWeb}, {"OP_RANDOM", OpRandom},
+		{"OP_TIME_ZONE", OpTimeZone},
 		{"DONE_VALUE", DoneValue}, {"DONE_NONE", DoneNone}, {"DONE_THROW", DoneThrow},
 		{"DONE_INVALID", DoneInvalid}, {"DONE_UNRENDERABLE", DoneUnrenderable},
 		{"START", APIStart}, {"DELIVER", APIDeliver}, {"RENDER", APIRender},

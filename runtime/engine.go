@@ -117,6 +117,7 @@ type Engine struct {
 	snap     snapshotState
 	web      webCache   // the web globals' bytecode (web.go)
 	input    inputCache // the input installer's bytecode (input.go)
+	zones    zoneCache  // the time zones runs asked for (timezone.go)
 	// compilePhase, when set (by tests), is called before each phase of a compilation.
 	compilePhase func(transpile.Phase)
 

@@ -94,6 +94,11 @@ func (r *run) Call(in *quickjs.Instance, args []quickjs.Value) quickjs.Value {
 			return r.randomHex(n)
 		}
 		return quickjs.Undefined
+	case hostcalls.OpTimeZone: // timezone.go
+		if len(args) == 3 {
+			return r.zoneOffset(args[1], args[2])
+		}
+		return quickjs.Undefined
 	}
 	return quickjs.Int(0)
 }

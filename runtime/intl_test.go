@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -50,7 +51,12 @@ func requireSameLines(t *testing.T, want, got string) {
 	for i := range w {
 		if w[i] != g[i] && bad < 4 {
 			bad++
-			t.Errorf("line %d:\nwant %s\ngot  %s", i+1, w[i], g[i])
+			at := 0
+			for at < len(w[i]) && at < len(g[i]) && w[i][at] == g[i][at] {
+				at++
+			}
+			from := max(0, at-80)
+			t.Errorf("line %d, from byte %d:\nwant %s\ngot  %s", i+1, from, w[i][from:min(len(w[i]), at+80)], g[i][from:min(len(g[i]), at+80)])
 		}
 	}
 }
@@ -103,6 +109,13 @@ func TestIntlErrors(t *testing.T) {
 			`["RangeError", "Intl.NumberFormat: coderun's Intl formats the simple units of ECMA-402 and kilometer-per-hour, mile-per-hour, meter-per-second, liter-per-kilometer and mile-per-gallon; got 'byte-per-second'"]`},
 		{"supported locales", `return Intl.NumberFormat.supportedLocalesOf(["fr", "en-gb", "EN", "de"])`, `["en-GB", "en"]`},
 		{"first locale decides", `try { new Intl.ListFormat(["fr", "en"]) } catch (e) { return e.name }`, `"RangeError"`},
+		{"time zone", `try { new Intl.DateTimeFormat("en", { timeZone: "Mars/Olympus" }) } catch (e) { return [e.name, e.message] }`,
+			`["RangeError", "Invalid time zone specified: Mars/Olympus (Intl.DateTimeFormat takes \"UTC\" and the IANA time zones' names, such as \"America/New_York\")"]`},
+		{"dayPeriod", `try { new Date(0).toLocaleTimeString("en", { dayPeriod: "long" }) } catch (e) { return [e.name, e.message] }`,
+			`["RangeError", "Date.prototype.toLocaleString: coderun's Intl does not support the option dayPeriod; a 12-hour clock shows AM and PM"]`},
+		{"calendar", `try { new Intl.DateTimeFormat("en", { calendar: "japanese" }) } catch (e) { return [e.name, e.message] }`,
+			`["RangeError", "Intl.DateTimeFormat: coderun's Intl supports only calendar \"gregory\"; got \"japanese\""]`},
+		{"runs are in UTC", `return [new Date(0).toLocaleString(), Intl.DateTimeFormat().resolvedOptions().timeZone]`, `["1/1/1970, 12:00:00 AM", "UTC"]`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			o := mustRun(t, e, c.program)
@@ -136,4 +149,32 @@ func TestIntlLazy(t *testing.T) {
 	require.NotNil(t, e.web.code[5])
 	second := mustRun(t, e, program)
 	require.Equal(t, first.FuelUsed, second.FuelUsed)
+}
+
+// The host checks OpTimeZone's operands: a name that is not a zone's, or a
+// time that is not a Date's, gets undefined; a zone's offset follows its
+// rules at the instant asked for.
+func TestZoneOffsetOperands(t *testing.T) {
+	e := testEngine(t)
+	o := mustRun(t, e, `const h = (...a) => { try { return new Intl.DateTimeFormat("en", { timeZone: a[0] }).format(a[1]) } catch (e) { return e.name } };
+		return [h("America/New_York", Date.UTC(2024, 0, 1, 12)), h("America/New_York", Date.UTC(2024, 6, 1, 12)), h("Mars/Olympus", 0), h("../etc/passwd", 0)]`)
+	require.Empty(t, o.Kind, o.Message)
+	require.JSONEq(t, `["1/1/2024", "7/1/2024", "RangeError", "RangeError"]`, string(o.Value))
+	for _, c := range []struct {
+		name string
+		ok   bool
+	}{
+		{"America/New_York", true}, {"Etc/GMT+5", true}, {"America/Port-au-Prince", true}, {"", false}, {"/etc/passwd", false},
+		{"../x", false}, {"a..b", false}, {"Europe/London\x00", false}, {"Zone name with spaces", false}, {strings.Repeat("A", maxZoneName+1), false},
+	} {
+		require.Equal(t, c.ok, validZoneName([]byte(c.name)), c.name)
+	}
+	var z zoneCache
+	require.NotNil(t, z.location("Asia/Tokyo"))
+	require.Nil(t, z.location("Not/AZone"))
+	for i := range maxZonesCached + 10 {
+		z.location(fmt.Sprintf("Etc/GMT+%d", i%13))
+		z.location(fmt.Sprintf("No/Zone%d", i))
+	}
+	require.LessOrEqual(t, len(z.zones), maxZonesCached, "the cache is bounded")
 }

@@ -116,7 +116,7 @@
     // Intl's other groups (INTL_*) are loaded by the Intl group (web/intl.js)
     // with web(g).
     const webLib = ObjectFreeze({
-      __proto__: null, host, OP_RANDOM, setTimeout, clearTimeout, DOMException: G.DOMException,
+      __proto__: null, host, OP_RANDOM, OP_TIME_ZONE, setTimeout, clearTimeout, DOMException: G.DOMException,
       web: (g) => load(g), INTL_MORE: 6, INTL_DATE: 7,
     });
     const names = ["TextEncoder", "TextDecoder", "structuredClone", "crypto", "Event", "EventTarget", "AbortController", "AbortSignal", "URL", "URLSearchParams", "Intl"];
@@ -149,6 +149,9 @@
     };
     ObjectDefineProperty(Number_.prototype, "toLocaleString", intl("numberToLocaleString", "toLocaleString", 0));
     ObjectDefineProperty(BigInt.prototype, "toLocaleString", intl("bigintToLocaleString", "toLocaleString", 0));
+    ObjectDefineProperty(Date.prototype, "toLocaleString", intl("dateToLocaleString", "toLocaleString", 0));
+    ObjectDefineProperty(Date.prototype, "toLocaleDateString", intl("dateToLocaleDateString", "toLocaleDateString", 0));
+    ObjectDefineProperty(Date.prototype, "toLocaleTimeString", intl("dateToLocaleTimeString", "toLocaleTimeString", 0));
   }
 
 

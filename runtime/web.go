@@ -23,7 +23,7 @@ import (
 
 // webGroups are the groups' sources, in the order of the prelude's group
 // numbers.
-var webGroups = [...]string{"web/encoding.js", "web/clone.js", "web/crypto.js", "web/events.js", "web/url.js", "web/intl.js", "web/intl_more.js"}
+var webGroups = [...]string{"web/encoding.js", "web/clone.js", "web/crypto.js", "web/events.js", "web/url.js", "web/intl.js", "web/intl_more.js", "web/intl_date.js"}
 
 //go:embed web/*.js
 var webSources embed.FS
