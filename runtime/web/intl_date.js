@@ -126,7 +126,7 @@
       if (p.length > 0) p.push(".");
       p.push(field("fractionalSecond", o.fractionalSecondDigits));
     }
-    if (o.hour && !o.minute && !o.second && o.timeZoneName && o.locale === "en-GB" && !twelve) p.push("h");
+    if (o.hour && !o.minute && !o.second && o.timeZoneName && !twelve) p.push("h");
     if (o.hour && twelve) p.push("\u202f", field("dayPeriod", "short"));
     return p;
   }
@@ -162,7 +162,7 @@
     if (d.length === 0) p = t;
     else if (t.length === 0) p = d;
     else if (!o.year && !o.month && !o.day) {
-      const comma = o.timeZoneName || o.fractionalSecondDigits || (o.locale === "en-GB" && !o.minute && (o.hc === "h23" || o.hc === "h24"));
+      const comma = o.timeZoneName || o.fractionalSecondDigits || (!o.minute && (o.hc === "h23" || o.hc === "h24"));
       p = d.concat([comma ? ", " : " "], t);
     }
     else p = d.concat([o.month === "long" ? " at " : ", "], t);
@@ -281,12 +281,13 @@
     const twentyFour = o.hc === "h23" || o.hc === "h24";
     if (o.hour === "numeric" && twentyFour) {
       // ICU's en-GB has k:mm for h24 without seconds or with a date, and
-      // H:mm:ss with a zone's name; HH otherwise, as en
+      // H:mm:ss with a zone's name, where en has H'h' for an hour alone; HH
+      // otherwise
       // always has. (ICU's en-GB also has H:mm for some formats that ask for
       // a minute of two digits, which coderun does not follow.)
       const dated = o.weekday || o.year || o.month || o.day;
       const named = o.timeZoneName === "short" || o.timeZoneName === "long";
-      const numeric = o.locale === "en-GB" && ((o.hc === "h24" && o.minute === "numeric" && (dated || !o.second)) || (named && o.second));
+      const numeric = o.locale === "en-GB" ? (o.hc === "h24" && o.minute === "numeric" && (dated || !o.second)) || (named && o.second) : named && !o.minute;
       if (!numeric) o.hour = "2-digit";
     }
     if (o.locale === "en-GB") {
