@@ -152,6 +152,7 @@
     ObjectDefineProperty(Date.prototype, "toLocaleString", intl("dateToLocaleString", "toLocaleString", 0));
     ObjectDefineProperty(Date.prototype, "toLocaleDateString", intl("dateToLocaleDateString", "toLocaleDateString", 0));
     ObjectDefineProperty(Date.prototype, "toLocaleTimeString", intl("dateToLocaleTimeString", "toLocaleTimeString", 0));
+    ObjectDefineProperty(String_.prototype, "localeCompare", intl("localeCompare", "localeCompare", 1));
   }
 
 

@@ -112,3 +112,50 @@ console.log("  const RELATIVE_DATA = " + JSON.stringify(rel.join(";")) + ";");
 console.log("  const ZONE_DATA = " + JSON.stringify(zoneRows.join(";")) + ";");
 console.log("  const ZONE_NAMES = " + JSON.stringify(dict.join("|")) + ";");
 console.log("  const ZONE_ALIASES = " + JSON.stringify(aliases.join(";")) + ";");
+
+// Collation (intl_more.js): ICU's root order for U+0009–U+024F, derived
+// by sorting the characters with Node's collator at each strength. Per
+// character: its code point, primary rank (0 for ignorable), secondary
+// rank, tertiary rank (lower case first), tertiary rank with upper case
+// first, whether ignorePunctuation ignores it, and, for a character that
+// sorts as two letters (ß as ss), those letters.
+{
+  const chars = [];
+  for (let cp = 0x09; cp <= 0x24f; cp++) {
+    const c = String.fromCodePoint(cp);
+    if (/[\p{Cn}\p{Cc}]/u.test(c) && cp !== 0x09 && cp !== 0x0a && cp !== 0x0d) continue;
+    if (c.normalize("NFC") !== c) continue;
+    chars.push(c);
+  }
+  const col = (o) => new Intl.Collator("en", o).compare;
+  const base = col({ sensitivity: "base" }), accent = col({ sensitivity: "accent" }), variant = col(), upper = col({ caseFirst: "upper" });
+  const ranks = (list, cmp) => { // rank of each item within list, sorted by cmp
+    const sorted = [...list].sort(cmp), r = new Map();
+    let k = 0;
+    sorted.forEach((c, i) => { if (i === 0 || cmp(sorted[i - 1], c) !== 0) k++; r.set(c, k); });
+    return r;
+  };
+  const letters = "abcdefghijklmnopqrstuvwxyz";
+  const expansion = new Map();
+  for (const c of chars) {
+    if (base(c, "a") < 0 || base(c, "zz") > 0) continue;
+    for (const x of letters) for (const y of letters) if (base(c, x + y) === 0) expansion.set(c, x + y);
+  }
+  const simple = chars.filter((c) => !expansion.has(c));
+  const p = ranks(simple, base);
+  const rows = [];
+  for (const c of simple) {
+    const group = simple.filter((d) => p.get(d) === p.get(c));
+    const s = ranks(group, accent);
+    const sub = group.filter((d) => s.get(d) === s.get(c));
+    const t = ranks(sub, variant), tu = ranks(sub, upper);
+    const ignorable = base(c, "") === 0;
+    const variable = !ignorable && new Intl.Collator("en", { ignorePunctuation: true }).compare("a" + c + "b", "ab") === 0;
+    rows.push([c.codePointAt(0).toString(36), ignorable ? 0 : p.get(c), s.get(c), t.get(c), tu.get(c), variable ? 1 : 0].join("."));
+  }
+  for (const [c, x] of expansion) {
+    const t = variant(c, c.toLowerCase()) === 0 ? 1 : 2;
+    rows.push([c.codePointAt(0).toString(36), "x" + x, t].join("."));
+  }
+  console.log("  const COLLATION_DATA = " + JSON.stringify(rows.join(",")) + ";");
+}

@@ -181,6 +181,34 @@ const tries = [() => new Intl.DateTimeFormat("en", { dateStyle: "long", month: "
   () => new Date(-62198755200000).toLocaleDateString("en", { era: "short", year: "numeric", month: "short", day: "numeric" })];
 return out.concat(tries.map((f) => run(f))).join("\\n");`);
 
+// Collator: strings of ASCII and Latin-1 (and a few of Latin Extended-A
+// and combining marks), compared at every sensitivity; word lists sorted.
+function latin() {
+  let s = "";
+  const n = 1 + int(6);
+  for (let i = 0; i < n; i++) {
+    const k = int(10);
+    s += k < 5 ? pick("aAbBcCeEoOsSzZ") : k < 7 ? String.fromCharCode(0xc0 + int(64)) : k < 8 ? pick(" -_.,'!?0123456789") : k < 9 ? String.fromCharCode(0x20 + int(95)) : pick(["\u0301", "\u0308", "\u0100", "\u0153", "\u0142", "\u017e", "\u00df", "\u00e6"]);
+  }
+  return s;
+}
+for (let k = 0; k < 10; k++) {
+  const pairs = Array.from({ length: 40 }, () => { const a = latin(); return [a, rand() < 0.3 ? a.normalize("NFD").toUpperCase() : latin()]; });
+  add("Collator " + k, `const out = [];
+for (const l of [undefined, "en", "en-GB", "en-US"]) for (const sensitivity of ["base", "accent", "case", "variant"]) for (const o of [{}, { numeric: true }, { caseFirst: "upper" }, { ignorePunctuation: true }]) {
+  const c = new Intl.Collator(l, { sensitivity, ...o });
+  out.push(JSON.stringify(c.resolvedOptions()) + " " + ${JSON.stringify(pairs)}.map(([a, b]) => Math.sign(c.compare(a, b))).join(""));
+}
+return out.join("\\n");`);
+}
+add("Collator sort", `const words = ["résumé", "resume", "Resume", "résume", "rèsumé", "co-op", "coop", "Co-op", "cote", "côte", "coté", "côté", "file10", "file2", "file1", "File1", "straße", "strasse", "Straße", "Æsir", "aesir", "zebra", "Zebra", "éclair", "eclair", "naïve", "naive", "ångström", "angstrom", "a b", "ab", "a-b", "a_b", "", "1", "01", "10", "9"];
+const out = [];
+for (const o of [{}, { numeric: true }, { caseFirst: "upper" }, { sensitivity: "base" }, { ignorePunctuation: true }, { usage: "search" }]) {
+  out.push([...words].sort(new Intl.Collator("en", o).compare).join("|"));
+}
+out.push([...words].sort((a, b) => a.localeCompare(b)).join("|"), [...words].sort((a, b) => a.localeCompare(b, "en", { numeric: true, sensitivity: "base" })).join("|"));
+return out.join("\\n");`);
+
 add("errors", `const tries = [
   () => new Intl.NumberFormat("en", { style: "bogus" }), () => new Intl.NumberFormat("en", { style: "currency" }),
   () => new Intl.NumberFormat("en", { style: "currency", currency: "US" }), () => new Intl.NumberFormat("en", { style: "unit", unit: "foo" }),

@@ -582,5 +582,6 @@
     dateToLocaleString(self, locales, options) { return group(lib.INTL_DATE).toLocale("any", "all", self, locales, options); },
     dateToLocaleDateString(self, locales, options) { return group(lib.INTL_DATE).toLocale("date", "date", self, locales, options); },
     dateToLocaleTimeString(self, locales, options) { return group(lib.INTL_DATE).toLocale("time", "time", self, locales, options); },
+    localeCompare(self, that, locales, options) { return group(lib.INTL_MORE).localeCompare(self, that, locales, options); },
   };
 })
