@@ -115,6 +115,8 @@ func TestIntlErrors(t *testing.T) {
 			`["RangeError", "Date.prototype.toLocaleString: coderun's Intl does not support the option dayPeriod; a 12-hour clock shows AM and PM"]`},
 		{"calendar", `try { new Intl.DateTimeFormat("en", { calendar: "japanese" }) } catch (e) { return [e.name, e.message] }`,
 			`["RangeError", "Intl.DateTimeFormat: coderun's Intl supports only calendar \"gregory\"; got \"japanese\""]`},
+		{"long strings compare in little memory", `const s = "a".repeat(2 ** 22); return [s.localeCompare(s + "b"), (s + "b").localeCompare(s + "B"), s.slice(0, 2 ** 16).localeCompare("A" + s.slice(1, 2 ** 16), "en", { sensitivity: "base" })]`,
+			`[-1, -1, 0]`},
 		{"runs are in UTC", `return [new Date(0).toLocaleString(), Intl.DateTimeFormat().resolvedOptions().timeZone]`, `["1/1/1970, 12:00:00 AM", "UTC"]`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -141,10 +143,11 @@ func TestIntlLazy(t *testing.T) {
 	require.JSONEq(t, `"1,234.5"`, string(o.Value))
 	require.NotNil(t, e.web.code[4])
 	require.Nil(t, e.web.code[5], "toLocaleString compiled ListFormat's group")
-	const program = `return (1234.5).toLocaleString() + " " + new Intl.ListFormat().format(["a", "b"])`
+	const program = `return (1234.5).toLocaleString() + " " + new Intl.ListFormat().format(["a", "b"]) + " " +
+		new Date(0).toLocaleString("en", { timeZone: "Asia/Tokyo" }) + " " + "a".localeCompare("B")`
 	first := mustRun(t, e, program)
 	require.Empty(t, first.Kind, first.Message)
-	require.JSONEq(t, `"1,234.5 a and b"`, string(first.Value))
+	require.JSONEq(t, `"1,234.5 a and b 1/1/1970, 9:00:00 AM -1"`, string(first.Value))
 	require.NotNil(t, e.web.code[4])
 	require.NotNil(t, e.web.code[5])
 	second := mustRun(t, e, program)

@@ -154,53 +154,70 @@
     digitPrimary = weights[48][0];
   }
   const OTHER = 100000;
-  // elements are a string's collation elements: [primary, secondary,
-  // tertiary] per character, as o's options say.
-  function elements(o, s) {
-    collationTables();
-    const out = [];
-    s = s.normalize("NFC");
-    for (let i = 0; i < s.length; i++) {
-      let cp = s.codePointAt(i);
-      if (cp > 0xffff) i++;
+  // A cursor reads a string's collation elements, [primary, secondary,
+  // tertiary] per character as o's options say, one at a time, so that
+  // comparing long strings takes no memory of their length.
+  const cursor = (o, s) => ({ o, s, i: 0, queue: [], digits: "", d: 0 });
+  function next(c) {
+    const { o, s } = c;
+    if (c.queue.length > 0) return c.queue.shift();
+    if (c.d < c.digits.length) return [weights[c.digits.charCodeAt(c.d++)][0], 1, 1];
+    while (c.i < s.length) {
+      const cp = s.codePointAt(c.i);
+      c.i += cp > 0xffff ? 2 : 1;
       if (o.numeric && cp >= 48 && cp <= 57) {
-        let j = i;
+        let j = c.i;
         while (j < s.length && s.charCodeAt(j) >= 48 && s.charCodeAt(j) <= 57) j++;
-        const digits = s.slice(i, j).replace(/^0+(?=\d)/, "");
-        out.push([digitPrimary, 1, 1], [OTHER * 10 + digits.length, 1, 1]);
-        for (let k = 0; k < digits.length; k++) out.push([weights[digits.charCodeAt(k)][0], 1, 1]);
-        i = j - 1;
-        continue;
+        c.digits = s.slice(c.i - 1, j).replace(/^0+(?=\d)/, "");
+        c.d = 0;
+        c.i = j;
+        c.queue.push([OTHER * 10 + c.digits.length, 1, 1]);
+        return [digitPrimary, 1, 1];
       }
       const w = weights[cp];
       if (w === undefined) {
-        if (/\p{M}/u.test(String_.fromCodePoint(cp))) out.push([0, 200 + cp, 1]);
-        else out.push([OTHER + cp, 1, 1]);
-      } else if (w.expands !== undefined) {
-        for (const e of w.expands) out.push([e[0], e[1], o.caseFirst === "upper" ? e[3] : e[2]]);
-      } else if (!(o.ignorePunctuation && w[4])) {
-        out.push([w[0], w[1], o.caseFirst === "upper" ? w[3] : w[2]]);
+        if (/\p{M}/u.test(String_.fromCodePoint(cp))) return [0, 200 + cp, 1];
+        return [OTHER + cp, 1, 1];
       }
+      if (w.expands !== undefined) {
+        const up = o.caseFirst === "upper" ? 3 : 2, [e, f] = w.expands;
+        c.queue.push([f[0], f[1], f[up]]);
+        return [e[0], e[1], e[up]];
+      }
+      if (!(o.ignorePunctuation && w[4])) return [w[0], w[1], o.caseFirst === "upper" ? w[3] : w[2]];
     }
-    return out;
+    return undefined;
   }
-  function compareLevel(a, b, level) {
-    let i = 0, j = 0;
+  // compareLevel compares the strings' weights at one level, skipping the
+  // elements without a weight there.
+  function compareLevel(o, x, y, level) {
+    const a = cursor(o, x), b = cursor(o, y);
     for (;;) {
-      while (i < a.length && a[i][level] === 0) i++;
-      while (j < b.length && b[j][level] === 0) j++;
-      if (i === a.length || j === b.length) return (i === a.length ? 0 : 1) - (j === b.length ? 0 : 1);
-      if (a[i][level] !== b[j][level]) return a[i][level] < b[j][level] ? -1 : 1;
-      i++; j++;
+      let u, v;
+      do u = next(a); while (u !== undefined && u[level] === 0);
+      do v = next(b); while (v !== undefined && v[level] === 0);
+      if (u === undefined || v === undefined) return (u === undefined ? 0 : 1) - (v === undefined ? 0 : 1);
+      if (u[level] !== v[level]) return u[level] < v[level] ? -1 : 1;
     }
   }
-  // Secondary and tertiary weights count only where the primaries are
-  // not ignorable, or the character is a combining mark.
   function compareStrings(o, x, y) {
-    const a = elements(o, x), b = elements(o, y);
+    if (x === y) return 0;
+    collationTables();
+    x = x.normalize("NFC"); y = y.normalize("NFC");
+    // A common beginning weighs the same in both at every level: it is
+    // skipped (found by halving, with the engine's own comparisons), back
+    // to the start of a run of digits for numeric, and whole characters.
+    let lo = 0, hi = Math_.min(x.length, y.length);
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (x.slice(lo, mid) === y.slice(lo, mid)) lo = mid; else hi = mid - 1;
+    }
+    if (o.numeric) while (lo > 0 && x.charCodeAt(lo - 1) >= 48 && x.charCodeAt(lo - 1) <= 57) lo--;
+    if (lo > 0 && x.charCodeAt(lo - 1) >= 0xd800 && x.charCodeAt(lo - 1) <= 0xdbff) lo--;
+    if (lo > 0) { x = x.slice(lo); y = y.slice(lo); }
     const levels = o.sensitivity === "base" ? [0] : o.sensitivity === "accent" ? [0, 1] : o.sensitivity === "case" ? [0, 2] : [0, 1, 2];
     for (const level of levels) {
-      const c = compareLevel(a, b, level);
+      const c = compareLevel(o, x, y, level);
       if (c !== 0) return c;
     }
     return 0;
