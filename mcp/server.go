@@ -306,7 +306,8 @@ The program is the body of an async function: top-level await and return work. P
 	}
 	b.WriteString(" No network, filesystem or modules: only these tools, console, setTimeout/setInterval and the web globals" +
 		" TextEncoder, TextDecoder, atob, btoa, structuredClone, crypto (getRandomValues, randomUUID, subtle.digest)," +
-		" Event, EventTarget, AbortController, AbortSignal, URL and URLSearchParams; there is no Intl, fetch or Buffer.\n\n")
+		" Event, EventTarget, AbortController, AbortSignal, URL, URLSearchParams and Intl for the locales en, en-US and en-GB (time zone UTC unless" +
+		" timeZone is given); there is no fetch or Buffer.\n\n")
 
 	b.WriteString("Examples:\n\n```ts\n" + parallelExample(upstreams) + "```\n\n```ts\n" + errorExample(upstreams) + "```\n\n")
 	b.WriteString("Declarations:\n\n```ts\n" + Declarations(upstreams) + "```\n")
