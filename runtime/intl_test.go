@@ -141,15 +141,16 @@ func TestIntlLazy(t *testing.T) {
 	}
 	o = mustRun(t, e, `return (1234.5).toLocaleString()`)
 	require.JSONEq(t, `"1,234.5"`, string(o.Value))
-	require.NotNil(t, e.web.code[4])
-	require.Nil(t, e.web.code[5], "toLocaleString compiled ListFormat's group")
+	intl, more := webGroupOf(t, "web/intl.js"), webGroupOf(t, "web/intl_more.js")
+	require.NotNil(t, e.web.code[intl])
+	require.Nil(t, e.web.code[more], "toLocaleString compiled ListFormat's group")
 	const program = `return (1234.5).toLocaleString() + " " + new Intl.ListFormat().format(["a", "b"]) + " " +
 		new Date(0).toLocaleString("en", { timeZone: "Asia/Tokyo" }) + " " + "a".localeCompare("B")`
 	first := mustRun(t, e, program)
 	require.Empty(t, first.Kind, first.Message)
 	require.JSONEq(t, `"1,234.5 a and b 1/1/1970, 9:00:00 AM -1"`, string(first.Value))
-	require.NotNil(t, e.web.code[4])
-	require.NotNil(t, e.web.code[5])
+	require.NotNil(t, e.web.code[more])
+	require.NotNil(t, e.web.code[webGroupOf(t, "web/intl_date.js")])
 	second := mustRun(t, e, program)
 	require.Equal(t, first.FuelUsed, second.FuelUsed)
 }
@@ -180,4 +181,24 @@ func TestZoneOffsetOperands(t *testing.T) {
 		z.location(fmt.Sprintf("No/Zone%d", i))
 	}
 	require.LessOrEqual(t, len(z.zones), maxZonesCached, "the cache is bounded")
+}
+
+// webGroupOf returns the index of a group's file in webGroups.
+func webGroupOf(t *testing.T, file string) int {
+	t.Helper()
+	for g, f := range webGroups {
+		if f == file {
+			return g
+		}
+	}
+	t.Fatalf("%s is not in webGroups", file)
+	return -1
+}
+
+// The prelude finds Intl's other groups after its own: webGroups must list
+// them so (TestIntlLazy checks that "Intl" loads web/intl.js).
+func TestIntlGroupsInOrder(t *testing.T) {
+	intl := webGroupOf(t, "web/intl.js")
+	require.Equal(t, intl+1, webGroupOf(t, "web/intl_more.js"))
+	require.Equal(t, intl+2, webGroupOf(t, "web/intl_date.js"))
 }

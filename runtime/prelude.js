@@ -113,14 +113,16 @@
   // IDL defines a global; the first get asks the host for the factory of
   // its group (OP_WEB) and defines the group's names still unused.
   {
-    // Intl's other groups (INTL_*) are loaded by the Intl group (web/intl.js)
-    // with web(g).
-    const webLib = ObjectFreeze({
-      __proto__: null, host, OP_RANDOM, OP_TIME_ZONE, setTimeout, clearTimeout, DOMException: G.DOMException,
-      web: (g) => load(g), INTL_MORE: 6, INTL_DATE: 7,
-    });
     const names = ["TextEncoder", "TextDecoder", "structuredClone", "crypto", "Event", "EventTarget", "AbortController", "AbortSignal", "URL", "URLSearchParams", "Intl"];
     const groups = [0, 0, 1, 2, 3, 3, 3, 3, 4, 4, 5];
+    // Intl's other groups follow its own in runtime/web.go's list
+    // (web/intl_more.js, then web/intl_date.js); the Intl group loads them
+    // with web(g).
+    const INTL = groups[names.indexOf("Intl")];
+    const webLib = ObjectFreeze({
+      __proto__: null, host, OP_RANDOM, OP_TIME_ZONE, setTimeout, clearTimeout, DOMException: G.DOMException,
+      web: (g) => load(g), INTL_MORE: INTL + 1, INTL_DATE: INTL + 2,
+    });
     const loaded = ObjectSetPrototypeOf([], null), getters = ObjectSetPrototypeOf([], null), hasOwn = Object.hasOwn;
     const define = (name, value) => ObjectDefineProperty(G, name, { __proto__: null, value, writable: true, configurable: true });
     const load = (g) => {
@@ -143,7 +145,7 @@
     // and on), which they load when first called: one closure per method,
     // sharing its code, with the built-in's name and length.
     const intl = (k, name, length) => {
-      const f = { [name](a, b, c) { return load(4)[k](this, a, b, c); } }[name];
+      const f = { [name](a, b, c) { return load(INTL)[k](this, a, b, c); } }[name];
       ObjectDefineProperty(f, "length", { __proto__: null, value: length });
       return { __proto__: null, value: f, writable: true, configurable: true };
     };
