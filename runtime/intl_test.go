@@ -107,6 +107,8 @@ func TestIntlErrors(t *testing.T) {
 			`["RangeError", "Intl.NumberFormat: coderun's Intl supports only numberingSystem \"latn\"; got \"arab\""]`},
 		{"compound unit", `try { new Intl.NumberFormat("en", { style: "unit", unit: "byte-per-second" }) } catch (e) { return [e.name, e.message] }`,
 			`["RangeError", "Intl.NumberFormat: coderun's Intl formats the simple units of ECMA-402 and kilometer-per-hour, mile-per-hour, meter-per-second, liter-per-kilometer and mile-per-gallon; got 'byte-per-second'"]`},
+		{"option value", `try { new Intl.NumberFormat("en", { style: "money" }) } catch (e) { return [e.name, e.message] }`,
+			`["RangeError", "Value money out of range for Intl.NumberFormat options property style (it takes \"decimal\", \"percent\", \"currency\", \"unit\")"]`},
 		{"supported locales", `return Intl.NumberFormat.supportedLocalesOf(["fr", "en-gb", "EN", "de"])`, `["en-GB", "en"]`},
 		{"first locale decides", `try { new Intl.ListFormat(["fr", "en"]) } catch (e) { return e.name }`, `"RangeError"`},
 		{"time zone", `try { new Intl.DateTimeFormat("en", { timeZone: "Mars/Olympus" }) } catch (e) { return [e.name, e.message] }`,

@@ -74,7 +74,8 @@
     if (type === "boolean") return Boolean(v);
     v = String_(v);
     if (values !== undefined && values.indexOf(v) < 0) {
-      throw new RangeError_("Value " + v + " out of range for " + what + " options property " + prop);
+      throw new RangeError_("Value " + v + " out of range for " + what + " options property " + prop +
+        " (it takes " + values.map((x) => '"' + x + '"').join(", ") + ")");
     }
     return v;
   }

@@ -149,19 +149,20 @@
     // accent weight after theirs, and its case.
     for (const [cp, letters, upper] of expansions) {
       const a = weights[letters.charCodeAt(0)], b = weights[letters.charCodeAt(1)];
-      weights[cp] = { expands: [[a[0], 100, upper === 2 ? 2 : 1, upper === 2 ? 1 : 2, false], [b[0], 100, 1, 2, false]] };
+      weights[cp] = { expands: [[a[0], 100, upper === 2 ? 2 : 1, upper === 2 ? 1 : 2], [b[0], 100, 1, 2]] };
     }
     digitPrimary = weights[48][0];
   }
   const OTHER = 100000;
   // A cursor reads a string's collation elements, [primary, secondary,
-  // tertiary] per character as o's options say, one at a time, so that
-  // comparing long strings takes no memory of their length.
+  // tertiary, tertiary with upper case first] per character, one at a
+  // time, so that comparing long strings takes no memory of their length;
+  // a character of the table is its own row.
   const cursor = (o, s) => ({ o, s, i: 0, queue: [], digits: "", d: 0 });
   function next(c) {
     const { o, s } = c;
     if (c.queue.length > 0) return c.queue.shift();
-    if (c.d < c.digits.length) return [weights[c.digits.charCodeAt(c.d++)][0], 1, 1];
+    if (c.d < c.digits.length) return weights[c.digits.charCodeAt(c.d++)];
     while (c.i < s.length) {
       const cp = s.codePointAt(c.i);
       c.i += cp > 0xffff ? 2 : 1;
@@ -171,20 +172,18 @@
         c.digits = s.slice(c.i - 1, j).replace(/^0+(?=\d)/, "");
         c.d = 0;
         c.i = j;
-        c.queue.push([OTHER * 10 + c.digits.length, 1, 1]);
-        return [digitPrimary, 1, 1];
+        c.queue.push([OTHER * 10 + c.digits.length, 1, 1, 1]);
+        return [digitPrimary, 1, 1, 1];
       }
       const w = weights[cp];
       if (w === undefined) {
-        if (/\p{M}/u.test(String_.fromCodePoint(cp))) return [0, 200 + cp, 1];
-        return [OTHER + cp, 1, 1];
+        return /\p{M}/u.test(String_.fromCodePoint(cp)) ? [0, 200 + cp, 1, 1] : [OTHER + cp, 1, 1, 1];
       }
       if (w.expands !== undefined) {
-        const up = o.caseFirst === "upper" ? 3 : 2, [e, f] = w.expands;
-        c.queue.push([f[0], f[1], f[up]]);
-        return [e[0], e[1], e[up]];
+        c.queue.push(w.expands[1]);
+        return w.expands[0];
       }
-      if (!(o.ignorePunctuation && w[4])) return [w[0], w[1], o.caseFirst === "upper" ? w[3] : w[2]];
+      if (!(o.ignorePunctuation && w[4])) return w;
     }
     return undefined;
   }
@@ -192,6 +191,7 @@
   // elements without a weight there.
   function compareLevel(o, x, y, level) {
     const a = cursor(o, x), b = cursor(o, y);
+    if (level === 2 && o.caseFirst === "upper") level = 3;
     for (;;) {
       let u, v;
       do u = next(a); while (u !== undefined && u[level] === 0);
