@@ -280,12 +280,12 @@
     // keeps the width asked for.
     const twentyFour = o.hc === "h23" || o.hc === "h24";
     if (o.hour === "numeric" && twentyFour) {
-      // ICU's en-GB has k:mm for h24 without seconds or with a date, and
-      // H:mm:ss with a zone's name, where en has H'h' for an hour alone; HH
-      // otherwise
+      // ICU's en-GB has k:mm for h24 without seconds or with a date but no
+      // weekday, and H:mm:ss with a zone's name, where en has H'h' for an
+      // hour alone; HH otherwise.
       // always has. (ICU's en-GB also has H:mm for some formats that ask for
       // a minute of two digits, which coderun does not follow.)
-      const dated = o.weekday || o.year || o.month || o.day;
+      const dated = !o.weekday && (o.year || o.month || o.day);
       const named = o.timeZoneName === "short" || o.timeZoneName === "long";
       const numeric = o.locale === "en-GB" ? (o.hc === "h24" && o.minute === "numeric" && (dated || !o.second)) || (named && o.second) : named && !o.minute;
       if (!numeric) o.hour = "2-digit";
