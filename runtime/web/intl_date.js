@@ -274,30 +274,35 @@
     if (hour12 !== undefined) hc = localeHc === "h23" ? (hour12 ? "h11" : "h23") : hour12 ? "h12" : "h24";
     o.hc = hc === undefined ? localeHc : hc;
     if (o.hour === undefined && o.timeStyle === undefined) o.hc = undefined;
-    // Widths as ICU's patterns resolve them.
-    // en-GB's patterns have two-digit day and month with a weekday or
-    // when both are numeric, MM/y, and HH; en-US's H for a 24-hour clock
-    // keeps the width asked for.
+    resolveWidths(o);
+    o.pattern = pattern(o);
+    return o;
+  }
+
+  // resolveWidths sets the widths of o's fields to those ICU's patterns
+  // have, which resolvedOptions reports.
+  function resolveWidths(o) {
+    // Widths as ICU's patterns have them. A numeric hour of a 24-hour
+    // clock has two digits (HH), except in en-GB's k:mm for h24 without
+    // seconds or with a date but no weekday, en-GB's H:mm:ss with a zone's
+    // name, and en's H'h' for an hour alone with a zone's name. (ICU's en-GB
+    // also has H:mm for some formats that ask for a minute of two digits,
+    // which coderun does not follow.)
     const twentyFour = o.hc === "h23" || o.hc === "h24";
     if (o.hour === "numeric" && twentyFour) {
-      // ICU's en-GB has k:mm for h24 without seconds or with a date but no
-      // weekday, and H:mm:ss with a zone's name, where en has H'h' for an
-      // hour alone; HH otherwise.
-      // always has. (ICU's en-GB also has H:mm for some formats that ask for
-      // a minute of two digits, which coderun does not follow.)
       const dated = !o.weekday && (o.year || o.month || o.day);
       const named = o.timeZoneName === "short" || o.timeZoneName === "long";
       const numeric = o.locale === "en-GB" ? (o.hc === "h24" && o.minute === "numeric" && (dated || !o.second)) || (named && o.second) : named && !o.minute;
       if (!numeric) o.hour = "2-digit";
     }
+    // en-GB's day and month have two digits with a weekday or when both
+    // are numeric, and its year and month are MM/y.
     if (o.locale === "en-GB") {
       if (o.day && (o.month === "numeric" || o.month === "2-digit") && (o.weekday || (o.month === "numeric" && o.day === "numeric"))) o.month = o.day = "2-digit";
       if (!o.day && o.month === "numeric" && o.year) o.month = "2-digit";
     } else if (o.month === "numeric" && !o.day && o.year === "2-digit" && o.hour && twentyFour) o.month = "2-digit";
     if (o.minute && (o.hour || o.second)) o.minute = "2-digit";
     if (o.second && (o.minute || o.hour)) o.second = "2-digit";
-    o.pattern = pattern(o);
-    return o;
   }
 
   function DateTimeFormat(locales = undefined, options = undefined) {
