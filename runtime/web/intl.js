@@ -553,6 +553,20 @@
   ObjectDefineProperty(Intl, Symbol_.toStringTag, { value: "Intl", configurable: true });
   const define = (name, value) => ObjectDefineProperty(Intl, name, { value, writable: true, configurable: true });
   define("getCanonicalLocales", { getCanonicalLocales(locales) { return canonicalList(locales); } }.getCanonicalLocales);
+  // supportedValuesOf lists what coderun supports, which is less than
+  // Node's ICU has: one calendar, no collation but the default, one
+  // numbering system.
+  define("supportedValuesOf", { supportedValuesOf(key) {
+    switch (String_(key)) {
+      case "calendar": return ["gregory"];
+      case "collation": return [];
+      case "currency": currencyData("USD", "en"); return Object_.keys(currencies).sort();
+      case "numberingSystem": return ["latn"];
+      case "timeZone": return group(lib.INTL_DATE).timeZones();
+      case "unit": return SIMPLE_UNITS.slice();
+    }
+    throw new RangeError_("Invalid key : " + String_(key) + " (Intl.supportedValuesOf takes \"calendar\", \"collation\", \"currency\", \"numberingSystem\", \"timeZone\" and \"unit\")");
+  } }.supportedValuesOf);
   define("NumberFormat", NumberFormat);
   define("PluralRules", PluralRules);
   const groups = { __proto__: null };

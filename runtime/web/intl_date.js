@@ -345,6 +345,14 @@
     return formatText(o, x);
   }
 
-  return { __proto__: null, DateTimeFormat, toLocale };
+  // timeZones lists the zones' canonical names (Intl.supportedValuesOf).
+  function timeZones() {
+    zoneTables();
+    const out = [];
+    for (const k in zones) out.push(zones[k].name);
+    return out.sort();
+  }
+
+  return { __proto__: null, DateTimeFormat, toLocale, timeZones };
   } };
 })
