@@ -109,6 +109,8 @@ func TestIntlErrors(t *testing.T) {
 			`["RangeError", "Intl.NumberFormat: coderun's Intl formats the simple units of ECMA-402 and kilometer-per-hour, mile-per-hour, meter-per-second, liter-per-kilometer and mile-per-gallon; got 'byte-per-second'"]`},
 		{"option value", `try { new Intl.NumberFormat("en", { style: "money" }) } catch (e) { return [e.name, e.message] }`,
 			`["RangeError", "Value money out of range for Intl.NumberFormat options property style (it takes \"decimal\", \"percent\", \"currency\", \"unit\")"]`},
+		{"long values are cut in messages", `try { new Intl.DateTimeFormat("en", { timeZone: "x".repeat(1e6) }) } catch (e) { return [e.name, e.message.length < 300] }`,
+			`["RangeError", true]`},
 		{"supported values", `const v = (k) => Intl.supportedValuesOf(k); const tz = v("timeZone");
 			return [v("calendar"), v("collation"), v("numberingSystem"), v("currency").length, v("currency").includes("EUR"), v("unit").length,
 				tz.length > 400, tz.includes("America/New_York"), tz.includes("Asia/Calcutta"), tz.includes("UTC")]`,

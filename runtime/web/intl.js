@@ -13,6 +13,8 @@
   const ObjectDefineProperty = Object.defineProperty, ObjectFreeze = Object.freeze, ObjectIs = Object.is;
   const NumberIsFinite = Number.isFinite, NumberIsNaN = Number.isNaN, ArrayIsArray = Array.isArray;
   const slots = new WeakMap_();
+  // shown is a value as an error message quotes it: at most 64 characters.
+  const shown = (v) => { const s = String_(v); return s.length > 64 ? s.slice(0, 64) + "…" : s; };
 
   // Locales. A tag is checked against BCP 47's shape and canonicalized in
   // case; a constructor takes the first of the requested locales, which
@@ -54,7 +56,7 @@
     if (list.length === 0) return DEFAULT_LOCALE;
     const t = list[0];
     if (LOCALES.indexOf(t) >= 0) return t;
-    throw new RangeError_(what + ": coderun's Intl supports only the locales " + supportedWords + ", without Unicode extensions; got \"" + t + "\"");
+    throw new RangeError_(what + ": coderun's Intl supports only the locales " + supportedWords + ", without Unicode extensions; got \"" + shown(t) + "\"");
   }
   function supportedLocalesOf(locales, options) {
     const list = canonicalList(locales);
@@ -74,7 +76,7 @@
     if (type === "boolean") return Boolean(v);
     v = String_(v);
     if (values !== undefined && values.indexOf(v) < 0) {
-      throw new RangeError_("Value " + v + " out of range for " + what + " options property " + prop +
+      throw new RangeError_("Value " + shown(v) + " out of range for " + what + " options property " + prop +
         " (it takes " + values.map((x) => '"' + x + '"').join(", ") + ")");
     }
     return v;
@@ -93,7 +95,7 @@
     if (v === undefined) return;
     const s = String_(v);
     if (s !== supported) {
-      throw new RangeError_(what + ": coderun's Intl supports only " + prop + ' "' + supported + '"; got "' + s + '"');
+      throw new RangeError_(what + ": coderun's Intl supports only " + prop + ' "' + supported + '"; got "' + shown(s) + '"');
     }
   }
   function localeMatcher(what, options) {
@@ -306,7 +308,7 @@
     const u = units[unit];
     if (u === undefined) {
       throw new RangeError_("Intl.NumberFormat: coderun's Intl formats the simple units of ECMA-402 and " +
-        "kilometer-per-hour, mile-per-hour, meter-per-second, liter-per-kilometer and mile-per-gallon; got '" + unit + "'");
+        "kilometer-per-hour, mile-per-hour, meter-per-second, liter-per-kilometer and mile-per-gallon; got '" + shown(unit) + "'");
     }
     return locale === "en-GB" ? u.gb : u.en;
   }
@@ -372,11 +374,11 @@
     onlyValue(what, options, "numberingSystem", "latn");
     o.style = getOption(what, options, "style", ["decimal", "percent", "currency", "unit"], "decimal");
     let currency = getOption(what, options, "currency", undefined, undefined);
-    if (currency !== undefined && !/^[A-Za-z]{3}$/.test(currency)) throw new RangeError_("Invalid currency code : " + currency);
+    if (currency !== undefined && !/^[A-Za-z]{3}$/.test(currency)) throw new RangeError_("Invalid currency code : " + shown(currency));
     const currencyDisplay = getOption(what, options, "currencyDisplay", ["code", "symbol", "narrowSymbol", "name"], "symbol");
     const currencySign = getOption(what, options, "currencySign", ["standard", "accounting"], "standard");
     const unit = getOption(what, options, "unit", undefined, undefined);
-    if (unit !== undefined && !isUnit(unit)) throw new RangeError_("Invalid unit argument for Intl.NumberFormat() '" + unit + "'");
+    if (unit !== undefined && !isUnit(unit)) throw new RangeError_("Invalid unit argument for Intl.NumberFormat() '" + shown(unit) + "'");
     const unitDisplay = getOption(what, options, "unitDisplay", ["short", "narrow", "long"], "short");
     if (o.style === "currency") {
       if (currency === undefined) throw new TypeError_("Currency code is required with currency style.");
@@ -406,7 +408,7 @@
     if (!v) return false;
     const s = String_(v);
     if (s === "true" || s === "false") return fallback;
-    if (s !== "min2" && s !== "auto" && s !== "always") throw new RangeError_("Value " + s + " out of range for " + what + " options property useGrouping");
+    if (s !== "min2" && s !== "auto" && s !== "always") throw new RangeError_("Value " + shown(s) + " out of range for " + what + " options property useGrouping");
     return s;
   }
 
@@ -546,7 +548,7 @@
 
   // The constructors of the other groups, loaded when first read.
   const core = ObjectFreeze({
-    __proto__: null, slots, slot, defineClass, resolveLocale, getOptionsObject, getOption, getNumberOption, onlyValue, localeMatcher,
+    __proto__: null, shown, slots, slot, defineClass, resolveLocale, getOptionsObject, getOption, getNumberOption, onlyValue, localeMatcher,
     NumberFormat, formatParts, joinParts, englishPlural, decimalOf, toFormatted, numberParts,
   });
   const Intl = {};

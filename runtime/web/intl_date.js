@@ -42,7 +42,7 @@
     if (alias !== undefined) return alias;
     const z = zones[low];
     if (z === undefined) {
-      throw new RangeError_("Invalid time zone specified: " + s + " (" + what + " takes \"UTC\" and the IANA time zones' names, such as \"America/New_York\")");
+      throw new RangeError_("Invalid time zone specified: " + core.shown(s) + " (" + what + " takes \"UTC\" and the IANA time zones' names, such as \"America/New_York\")");
     }
     return z.name;
   }

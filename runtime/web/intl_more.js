@@ -94,7 +94,7 @@
     value = Number_(value);
     unit = String_(unit);
     const u = unit.endsWith("s") ? unit.slice(0, -1) : unit;
-    if (UNITS.indexOf(u) < 0) throw new RangeError_("Invalid unit argument for " + what + "() '" + unit + "'");
+    if (UNITS.indexOf(u) < 0) throw new RangeError_("Invalid unit argument for " + what + "() '" + core.shown(unit) + "'");
     if (!Number_.isFinite(value)) throw new RangeError_("Value need to be finite number for " + what + "()");
     const data = relativeData(o.locale, u, o.style);
     if (o.numeric === "auto" && value > -2.1 && value < 2.1) {
@@ -235,7 +235,7 @@
     getOption(what, options, "localeMatcher", ["lookup", "best fit"], "best fit");
     const collation = options.collation;
     if (collation !== undefined && String_(collation) !== "default") {
-      throw new RangeError_(what + ": coderun's Intl supports only collation \"default\"; got \"" + String_(collation) + "\"");
+      throw new RangeError_(what + ": coderun's Intl supports only collation \"default\"; got \"" + core.shown(collation) + "\"");
     }
     o.numeric = options.numeric === undefined ? false : Boolean(options.numeric);
     o.caseFirst = getOption(what, options, "caseFirst", ["upper", "lower", "false"], "false");
