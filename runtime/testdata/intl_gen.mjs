@@ -77,6 +77,13 @@ for (let k = 0; k < 60; k++) {
   return run(() => { const f = new Intl.NumberFormat(l ?? undefined, o); return [JSON.stringify(f.resolvedOptions()), ...xs.map((x) => f.format(x)), JSON.stringify(f.formatToParts(xs[0]))].join(" ; "); });
 }).join("\\n");`);
 }
+for (let k = 0; k < 8; k++) {
+  const rows = Array.from({ length: 12 }, () => { const x = number(), y = rand() < 0.2 ? x : number(); return [pick(LOCALES), nfOptions(), x, y]; });
+  add("NumberFormat formatRange " + k, `return ${JSON.stringify(rows.map(([l, o]) => [l, o]))}.map(([l, o], i) => {
+  const [x, y] = ${"[" + rows.map(([, , x, y]) => "[" + lit(x) + "," + lit(y) + "]").join(",") + "]"}[i];
+  return run(() => { const f = new Intl.NumberFormat(l ?? undefined, o); return f.formatRange(x, y) + " ; " + JSON.stringify(f.formatRangeToParts(x, y)); });
+}).join("\\n");`);
+}
 for (let k = 0; k < 6; k++) {
   const xs = numbers(20).map(lit).join(",");
   add("toLocaleString " + k, `const o = ${JSON.stringify(nfOptions())};

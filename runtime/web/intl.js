@@ -488,8 +488,87 @@
     return r;
   }
 
+  // Ranges, as ICU formats them: a number's parts are its digits, its
+  // exponent (inner), its sign, symbol, percent sign and compact name
+  // (middle), and a unit's or currency's name (outer). Two ends that print
+  // alike are "~" and one of them; the outer parts, when alike, print once,
+  // and then the middle ones too, when alike and longer than one code
+  // point; the en dash is spaced when the first end keeps an inner or
+  // middle part, or outer one, of its own.
+  const NUMBER_PART = { __proto__: null, integer: 1, group: 1, decimal: 1, fraction: 1, nan: 1, infinity: 1 };
+  const INNER_PART = { __proto__: null, exponentSeparator: 1, exponentMinusSign: 1, exponentInteger: 1 };
+  function rangeSplit(o, parts) {
+    const outerFrom = (o.style === "unit" && !(o.unit === "percent" && o.unitDisplay !== "long")) || (o.style === "currency" && o.currencyDisplay === "name") ||
+      (o.style === "percent" && o.notation === "compact");
+    let last = parts.length;
+    const outer = [];
+    if (outerFrom) while (last > 0 && !NUMBER_PART[parts[last - 1].type] && !INNER_PART[parts[last - 1].type] && parts[last - 1].type !== "compact" && parts[last - 1].type !== "percentSign") outer.unshift(parts[--last]);
+    const before = [], core = [], after = [];
+    for (let i = 0; i < last; i++) {
+      const p = parts[i];
+      // (the space after a currency's code is the number's, in ICU)
+      if (NUMBER_PART[p.type] || INNER_PART[p.type] || p.value === "\u00a0") core.push(p);
+      else (core.length === 0 ? before : after).push(p);
+    }
+    return { before, core, after, outer, inner: core.some((p) => INNER_PART[p.type]) };
+  }
+  function rangeParts(what, o, x, y) {
+    for (const [name, v] of [["start", x], ["end", y]]) {
+      if (v === undefined) throw new TypeError_("Invalid " + name + " : undefined");
+      if (typeof v === "number" && NumberIsNaN(v)) throw new RangeError_("Invalid " + name + " : NaN");
+    }
+    const a = formatParts(o, x), b = formatParts(o, y);
+    const tag = (parts, source) => parts.map((p) => ({ type: p.type, value: p.value, source }));
+    if (joinParts(a) === joinParts(b)) {
+      if (a[0].value === "(") return tag(a, "shared");
+      return [{ type: "approximatelySign", value: "~", source: "shared" }].concat(tag(a, "shared"));
+    }
+    const s = rangeSplit(o, a), e = rangeSplit(o, b);
+    const text = (ps) => joinParts(ps);
+    const outerAlike = s.outer.map((p) => p.type).join() === e.outer.map((p) => p.type).join();
+    const middle = (r) => text(r.before) + "\u0000" + text(r.after);
+    const middleAlike = outerAlike && middle(s) === middle(e) && [...middle(s)].length - 1 > 1;
+    const spaced = (!middleAlike && s.before.length + s.after.length > 0) || s.inner || (!outerAlike && s.outer.length > 0);
+    const sep = [{ type: "literal", value: spaced ? " – " : "–", source: "shared" }];
+    const outer = outerAlike ? tag(e.outer, "shared") : [];
+    let out;
+    if (middleAlike) {
+      const ec = e.core.length > 0 && e.core[0].value === "\u00a0" ? e.core.slice(1) : e.core;
+      const st = tag(s.core, "startRange"), en = tag(ec, "endRange");
+      if (ec !== e.core) {
+        // V8 (11.3) reports the ends one character short after a shared
+        // currency code: their last parts shared, an unspaced dash the end's.
+        st[st.length - 1].source = "shared";
+        en[en.length - 1].source = "shared";
+        if (!spaced) sep[0].source = "endRange";
+      }
+      out = tag(s.before, "shared").concat(st, sep, en, tag(s.after, "shared"), outer);
+    } else if (outerAlike) {
+      out = tag(s.before.concat(s.core, s.after), "startRange").concat(sep, tag(e.before.concat(e.core, e.after), "endRange"), outer);
+    } else out = tag(a, "startRange").concat(sep, tag(b, "endRange"));
+    // Literals next to each other are one, shared when they came from
+    // different ends, as V8 reports them.
+    const merged = [];
+    for (const p of out) {
+      const q = merged[merged.length - 1];
+      if (q !== undefined && q.type === "literal" && p.type === "literal") {
+        q.value += p.value;
+        if (q.source !== p.source) q.source = "shared";
+      } else merged.push(p);
+    }
+    return merged;
+  }
+
   defineClass(NumberFormat, "Intl.NumberFormat", {
     formatToParts(value) { return formatParts(slot("Intl.NumberFormat.prototype.formatToParts", this, "Intl.NumberFormat"), value); },
+    formatRange(start, end) {
+      const what = "Intl.NumberFormat.prototype.formatRange";
+      return joinParts(rangeParts(what, slot(what, this, "Intl.NumberFormat"), start, end));
+    },
+    formatRangeToParts(start, end) {
+      const what = "Intl.NumberFormat.prototype.formatRangeToParts";
+      return rangeParts(what, slot(what, this, "Intl.NumberFormat"), start, end);
+    },
     resolvedOptions() {
       const o = slot("Intl.NumberFormat.prototype.resolvedOptions", this, "Intl.NumberFormat");
       const r = { locale: o.locale, numberingSystem: "latn", style: o.style };
