@@ -164,15 +164,23 @@ function dtfOptions() {
   o.timeZone = pick(ZONES);
   return o;
 }
+// Not hourCycle "h24" in en-GB with a numeric hour: ICU's choice there
+// between k and kk follows its skeleton matching, which coderun does not
+// reproduce (docs/contract.md).
+const dtfLocale = (o) => {
+  const l = pick(LOCALES);
+  if (o.hourCycle === "h24" && o.hour !== "2-digit" && (l === "en-GB" || Array.isArray(l))) return "en";
+  return l;
+};
 for (let k = 0; k < 40; k++) {
-  const rows = Array.from({ length: 10 }, () => { const o = dtfOptions(); return [pick(LOCALES), o, Array.from({ length: 5 }, () => instant(o))]; });
+  const rows = Array.from({ length: 10 }, () => { const o = dtfOptions(); return [dtfLocale(o), o, Array.from({ length: 5 }, () => instant(o))]; });
   add("DateTimeFormat " + k, `return ${JSON.stringify(rows)}.map(([l, o, ts]) => run(() => {
   const f = new Intl.DateTimeFormat(l ?? undefined, o);
   return [JSON.stringify(f.resolvedOptions()), ...ts.map((t) => f.format(t)), JSON.stringify(f.formatToParts(ts[0]))].join(" ; ");
 })).join("\\n");`);
 }
 for (let k = 0; k < 6; k++) {
-  const rows = Array.from({ length: 6 }, () => { const o = dtfOptions(); delete o.dateStyle; delete o.timeStyle; return [pick(LOCALES), o]; });
+  const rows = Array.from({ length: 6 }, () => { const o = dtfOptions(); delete o.dateStyle; delete o.timeStyle; return [dtfLocale(o), o]; });
   const ts = Array.from({ length: 12 }, () => instant(rows.some(([, o]) => o.timeZoneName) ? { timeZoneName: "long", timeZone: "named" } : {}));
   add("Date toLocaleString " + k, `const ts = ${JSON.stringify(ts)};
 return ts.map((t) => { const d = new Date(t); return [d.toLocaleString(), d.toLocaleDateString(), d.toLocaleTimeString()].join(" | "); }).concat(

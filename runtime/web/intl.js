@@ -245,7 +245,8 @@
     let frac = r.pt >= 0 ? r.digits.slice(r.pt) : "0".repeat(-r.pt) + r.digits;
     if (int.length < o.mnid) int = "0".repeat(o.mnid - int.length) + int;
     if (frac.length < f.minFrac) frac += "0".repeat(f.minFrac - frac.length);
-    const g = o.useGrouping;
+    // ICU's compact notation groups as min2 for "auto" too.
+    const g = o.useGrouping === "auto" && o.notation === "compact" ? "min2" : o.useGrouping;
     if (g !== false && int.length >= (g === "min2" ? 5 : 4)) {
       let first = int.length % 3 || 3;
       parts.push({ type: "integer", value: int.slice(0, first) });
@@ -519,7 +520,8 @@
     }
     const a = formatParts(o, x), b = formatParts(o, y);
     const tag = (parts, source) => parts.map((p) => ({ type: p.type, value: p.value, source }));
-    if (joinParts(a) === joinParts(b)) {
+    const neg = (v) => decimalOf(typeof v === "bigint" || typeof v === "string" ? v : Number_(v)).neg;
+    if (joinParts(a) === joinParts(b) && neg(x) === neg(y)) {
       if (a[0].value === "(") return tag(a, "shared");
       return [{ type: "approximatelySign", value: "~", source: "shared" }].concat(tag(a, "shared"));
     }

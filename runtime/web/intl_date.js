@@ -113,7 +113,7 @@
   }
   function timePattern(o) {
     const p = [], twelve = o.hc === "h11" || o.hc === "h12";
-    if (o.hour) p.push(field("hour", o.hour));
+    if (o.hour) p.push(field("hour", o.hourShown || o.hour));
     if (o.minute) {
       if (p.length > 0) p.push(":");
       p.push(field("minute", o.minute));
@@ -289,7 +289,10 @@
     // also has H:mm for some formats that ask for a minute of two digits,
     // which coderun does not follow.)
     const twentyFour = o.hc === "h23" || o.hc === "h24";
-    if (o.hour === "numeric" && twentyFour) {
+    if (o.hour && twentyFour && o.locale !== "en-GB" && !o.minute && (o.timeZoneName === "short" || o.timeZoneName === "long")) {
+      o.hour = "numeric"; // as V8 resolves it, though ICU prints HH'h'
+      o.hourShown = "2-digit";
+    } else if (o.hour === "numeric" && twentyFour) {
       const dated = !o.weekday && (o.year || o.month || o.day);
       const named = o.timeZoneName === "short" || o.timeZoneName === "long";
       const numeric = o.locale === "en-GB" ? (o.hc === "h24" && o.minute === "numeric" && (dated || !o.second)) || (named && o.second) : named && !o.minute;
