@@ -42,5 +42,14 @@
 // queue are full, and drains on [HTTPHandler.Shutdown];
 // [HTTPHandler.HTTPServer] bounds its connections (see [ConnOptions]).
 //
+// A Server is observable: [Server.MetricsHandler] (and an HTTPHandler's
+// /metrics) serves Prometheus metrics from a registry of its own (runs by
+// outcome and budget, their usage as histograms, runs in flight and
+// queued, upstream calls, sessions, upstream restarts, HTTP responses),
+// with bounded labels only; it logs one line per run, and upstream
+// lifecycle, to ServerOptions.Logger, without program text or arguments
+// unless ServerOptions.LogPrograms; and each run_code result's _meta holds
+// the run's id and usage (see [MetaRunID]).
+//
 // [tool result]: https://modelcontextprotocol.io/specification/2025-06-18/server/tools#tool-result
 package mcp

@@ -3,7 +3,10 @@ package mcp_test
 import (
 	"context"
 	"fmt"
+	"io"
 	"log"
+	"net/http/httptest"
+	"strings"
 
 	"github.com/coderun/coderun"
 	"github.com/coderun/coderun/mcp"
@@ -61,4 +64,42 @@ return sums.map(s => s.Sum);`)
 	//   3,
 	//   7
 	// ]
+}
+
+// Every run_code result carries the run's id and usage in its _meta, and
+// the server's metrics count the run; MetricsHandler serves them (an
+// HTTPHandler also serves them at /metrics).
+func ExampleServer_MetricsHandler() {
+	ctx := context.Background()
+	rt, err := coderun.New(coderun.DefaultConfig())
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer rt.Close(ctx)
+	s, err := mcp.NewServer(rt, nil, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+
+	res := s.RunCode(ctx, `return 6 * 7`)
+	usage := res.Meta[mcp.MetaUsage].(coderun.Usage)
+	fmt.Println("run id digits:", len(res.Meta[mcp.MetaRunID].(string)), "binding calls:", usage.Calls)
+
+	ts := httptest.NewServer(s.MetricsHandler())
+	defer ts.Close()
+	resp, err := ts.Client().Get(ts.URL)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	for line := range strings.SplitSeq(string(body), "\n") {
+		if strings.HasPrefix(line, "coderun_runs_total") || strings.HasPrefix(line, "coderun_run_fuel_count") {
+			fmt.Println(line)
+		}
+	}
+	// Output:
+	// run id digits: 16 binding calls: 0
+	// coderun_run_fuel_count 1
+	// coderun_runs_total{budget="none",kind="ok"} 1
 }

@@ -53,7 +53,10 @@ type HTTPOptions struct {
 }
 
 // HTTPHandler serves a Server over MCP's streamable HTTP transport, at any
-// path but /healthz and /readyz, with the checks of HTTPOptions. A DELETE
+// path but /healthz, /readyz and /metrics (the Server's metrics, see
+// MetricsHandler, behind the token when there is one), with the checks of
+// HTTPOptions. It counts the requests it answers by status code
+// (coderun_http_requests_total). A DELETE
 // of a session cancels its runs at once, so that the session closes
 // promptly. A tools/call that arrives while the Server's runs and queue are
 // full gets 503 with Retry-After. See Shutdown for draining, and
@@ -65,6 +68,8 @@ type HTTPHandler struct {
 	limit   int64           // the largest body read, RequestLimit(MaxProgramBytes, MaxInputBytes)
 	sdk     http.Handler
 	mcp     http.Handler // serveMCP behind authentication, if any
+	metrics http.Handler // the Server's metrics behind authentication, if any
+	handler http.Handler // route, counting responses
 
 	mu       sync.Mutex
 	draining bool
@@ -96,16 +101,19 @@ func (s *Server) HTTPHandler(opts *HTTPOptions) (*HTTPHandler, error) {
 		h.origins[norm] = true
 	}
 	h.sdk = sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.server }, &sdk.StreamableHTTPOptions{
-		Logger:    s.logger,
+		Logger:    sdkLogger(s.logger),
 		Stateless: h.opts.Stateless,
 		// Bodies are bounded by limitBody first, which answers a program
 		// too large as a tool error; this is a backstop.
 		MaxRequestBodyBytes: h.limit,
 	})
 	h.mcp = http.HandlerFunc(h.serveMCP)
+	h.metrics = s.MetricsHandler()
 	if h.opts.Token != "" {
 		h.mcp = requireToken(h.opts.Token, h.mcp)
+		h.metrics = requireToken(h.opts.Token, h.metrics)
 	}
+	h.handler = s.metrics.instrument(http.HandlerFunc(h.route))
 	return h, nil
 }
 
@@ -158,6 +166,11 @@ func IsLoopbackAddr(addr string) bool {
 
 // ServeHTTP implements http.Handler.
 func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h.handler.ServeHTTP(w, r)
+}
+
+// route serves r by its path.
+func (h *HTTPHandler) route(w http.ResponseWriter, r *http.Request) {
 	if origin := r.Header.Get("Origin"); !h.originAllowed(origin) {
 		http.Error(w, fmt.Sprintf("Forbidden: origin %q is not allowed (loopback origins are; add others with --allowed-origin)", origin), http.StatusForbidden)
 		return
@@ -172,6 +185,9 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		_, _ = io.WriteString(w, "ready\n")
+		return
+	case "/metrics":
+		h.metrics.ServeHTTP(w, r)
 		return
 	}
 	h.mcp.ServeHTTP(w, r)
@@ -322,6 +338,7 @@ func (h *HTTPHandler) refuseBusy(w http.ResponseWriter, r *http.Request) bool {
 	if !sc.isToolCall() {
 		return false
 	}
+	h.s.metrics.refused.WithLabelValues(refusedQueueFull).Inc()
 	w.Header().Set("Retry-After", strconv.Itoa(max(1, int(math.Ceil(h.s.limiter.wait.Seconds())))))
 	http.Error(w, "Service Unavailable: "+h.s.limiter.fullError().Error(), http.StatusServiceUnavailable)
 	return true

@@ -68,8 +68,8 @@ func (l *runLimiter) acquire(ctx context.Context) (release func(), err error) {
 	case l.slots <- struct{}{}:
 		return l.release, nil
 	case <-timer.C:
-		return nil, fmt.Errorf("%w: waited %v (the server's --max-queue-wait) for one of the %d runs in flight (--max-runs) to finish; retry later",
-			ErrServerBusy, l.wait, l.max)
+		return nil, &busyError{reason: refusedQueueTimeout, err: fmt.Errorf("%w: waited %v (the server's --max-queue-wait) for one of the %d runs in flight (--max-runs) to finish; retry later",
+			ErrServerBusy, l.wait, l.max)}
 	case <-ctx.Done():
 		return nil, context.Cause(ctx)
 	}
@@ -85,9 +85,20 @@ func (l *runLimiter) full() bool {
 }
 
 func (l *runLimiter) fullError() error {
-	return fmt.Errorf("%w: %d runs in flight (the server's --max-runs) and %d waiting (--max-queued-runs), so the queue is full; retry later",
-		ErrServerBusy, l.max, l.queue)
+	return &busyError{reason: refusedQueueFull, err: fmt.Errorf("%w: %d runs in flight (the server's --max-runs) and %d waiting (--max-queued-runs), so the queue is full; retry later",
+		ErrServerBusy, l.max, l.queue)}
 }
+
+// busyError is a refusal wrapping ErrServerBusy, with the reason label
+// of coderun_runs_refused_total.
+type busyError struct {
+	reason string
+	err    error
+}
+
+func (e *busyError) Error() string { return e.err.Error() }
+
+func (e *busyError) Unwrap() error { return e.err }
 
 // counts returns the runs going and the calls waiting.
 func (l *runLimiter) counts() (running, queued int) {

@@ -36,12 +36,12 @@ func Bindings(upstreams []*Upstream) []coderun.Namespace {
 }
 
 // bindings is Bindings for a run: without Docs, which runs do not use, and
-// with the calls reporting to p (which may be nil).
-func bindings(upstreams []*Upstream, p *progressReporter) []coderun.Namespace {
+// with the calls made through obs.
+func bindings(upstreams []*Upstream, obs *runObserver) []coderun.Namespace {
 	class := &coderun.ErrorClass{Name: ErrorClassName, MemberNameProperty: ErrorClassMemberProperty}
 	ns := make([]coderun.Namespace, len(upstreams))
 	for i, u := range upstreams {
-		ns[i] = namespace(u, u.Tools(), class, p)
+		ns[i] = namespace(u, u.Tools(), class, obs)
 	}
 	return ns
 }
@@ -57,24 +57,20 @@ func Namespace(u *Upstream, class *coderun.ErrorClass) coderun.Namespace {
 	return ns
 }
 
-// namespace is Namespace without Docs, with the calls reporting to p
-// (which may be nil): their completion and the upstream's progress
-// notifications.
-func namespace(u *Upstream, tools []*sdk.Tool, class *coderun.ErrorClass, p *progressReporter) coderun.Namespace {
+// namespace is Namespace without Docs, with the calls made through obs
+// (when not nil), which counts, logs and reports them.
+func namespace(u *Upstream, tools []*sdk.Tool, class *coderun.ErrorClass, obs *runObserver) coderun.Namespace {
 	ns := coderun.Namespace{Global: u.Name(), Functions: make(map[string]coderun.Func, len(tools))}
 	for _, t := range tools {
 		name := t.Name
-		if p == nil {
+		if obs == nil {
 			ns.Functions[name] = func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
 				return u.Call(ctx, name, args)
 			}
 			continue
 		}
-		onProgress := func(params *sdk.ProgressNotificationParams) { p.upstreamProgress(u.Name(), name, params) }
 		ns.Functions[name] = func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
-			res, err := u.call(ctx, name, args, onProgress)
-			p.callDone(u.Name(), name, err)
-			return res, err
+			return obs.call(ctx, u, name, args)
 		}
 	}
 	ns.ErrorClass = class

@@ -7,12 +7,14 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/coderun/coderun"
 	"github.com/coderun/coderun/internal/tsdecl"
@@ -77,6 +79,15 @@ type ServerOptions struct {
 	// refused as ErrServerBusy; 0 means DefaultMaxQueueWait. The wait
 	// does not count against the run's WallTime.
 	MaxQueueWait time.Duration
+	// Registry is where the server registers its Prometheus metrics (see
+	// MetricsHandler); nil means a registry of the server's own, with the
+	// Go runtime and process collectors.
+	Registry *prometheus.Registry
+	// LogPrograms adds to the log line of each run its program and its
+	// failure's message, and to the Debug lines of binding calls their
+	// arguments and errors. Without it, no program text, argument value
+	// or message a program could have written is logged.
+	LogPrograms bool
 }
 
 // Server is an MCP server with a single tool, run_code, that runs a program
@@ -91,6 +102,9 @@ type Server struct {
 	server    *sdk.Server
 	runs      runSet      // the run_code calls in flight
 	limiter   *runLimiter // MaxRuns and the queue
+	metrics   *metrics
+
+	logPrograms bool
 
 	maxProgramBytes int64
 	maxInputBytes   int64
@@ -104,7 +118,8 @@ type Server struct {
 // NewServer returns a Server for upstreams, which should have been started
 // (see StartAll): run_code's description is rendered from their tools. It
 // fails, wrapping coderun.ErrInvalidBinding, when an upstream's name cannot
-// be a binding global.
+// be a binding global, and when its metrics cannot be registered in
+// opts.Registry (a registry holds the metrics of one Server).
 func NewServer(rt *coderun.Runtime, upstreams []*Upstream, opts *ServerOptions) (*Server, error) {
 	if err := CheckNames(upstreams); err != nil {
 		return nil, err
@@ -140,16 +155,26 @@ func NewServer(rt *coderun.Runtime, upstreams []*Upstream, opts *ServerOptions) 
 	if o.MaxQueueWait <= 0 {
 		o.MaxQueueWait = DefaultMaxQueueWait
 	}
-	s := &Server{rt: rt, upstreams: slices.Clone(upstreams), logger: o.Logger,
+	s := &Server{rt: rt, upstreams: slices.Clone(upstreams), logger: o.Logger, logPrograms: o.LogPrograms,
 		maxProgramBytes: o.MaxProgramBytes, maxInputBytes: o.MaxInputBytes, maxOutputBytes: o.MaxOutputBytes,
 		limiter: newRunLimiter(o.MaxRuns, o.MaxQueuedRuns, o.MaxQueueWait)}
 	s.server = sdk.NewServer(&sdk.Implementation{Name: "coderun", Title: "coderun code mode", Version: o.Version}, &sdk.ServerOptions{
-		Logger:       o.Logger,
+		Logger:       sdkLogger(o.Logger),
 		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{ListChanged: true}},
 	})
+	m, err := newMetrics(s, o.Registry)
+	if err != nil {
+		return nil, fmt.Errorf("registering the metrics: %w", err)
+	}
+	s.metrics = m
 	s.updateTool()
 	return s, nil
 }
+
+// MetricsHandler serves the server's metrics (see ServerOptions.Registry)
+// in the Prometheus exposition formats, without authentication. An
+// HTTPHandler serves them at /metrics itself.
+func (s *Server) MetricsHandler() http.Handler { return s.metrics.handler() }
 
 // MCPServer returns the SDK server, to connect it to any transport.
 func (s *Server) MCPServer() *sdk.Server { return s.server }
@@ -226,7 +251,7 @@ func (s *Server) handle(ctx context.Context, req *sdk.CallToolRequest) (*sdk.Cal
 	if token := req.Params.GetProgressToken(); token != nil && req.Session != nil {
 		p = startProgress(ctx, token, req.Session.NotifyProgress)
 	}
-	res := s.runCode(ctx, *in.Code, in.Input, p)
+	res := s.runCode(ctx, runInfo{id: newRunID(), session: session}, *in.Code, in.Input, p)
 	p.finish()
 	return res, nil
 }
@@ -235,54 +260,62 @@ func (s *Server) handle(ctx context.Context, req *sdk.CallToolRequest) (*sdk.Cal
 // waits for one of the server's MaxRuns slots (see ServerOptions), then
 // restarts upstreams that died (an upstream that cannot be restarted
 // makes its calls reject, it does not fail the run) and refreshes the
-// description when an upstream's tools changed.
+// description when an upstream's tools changed. The result's _meta holds
+// the run's id and usage (see MetaRunID).
 func (s *Server) RunCode(ctx context.Context, code string) *sdk.CallToolResult {
-	return s.runCode(ctx, code, nil, nil)
+	return s.runCode(ctx, runInfo{id: newRunID()}, code, nil, nil)
 }
 
 // RunCodeInput is RunCode with run_code's input argument: JSON data the
 // program reads as the global input (see coderun.Request.Input); nil is
 // none.
 func (s *Server) RunCodeInput(ctx context.Context, code string, input json.RawMessage) *sdk.CallToolResult {
-	return s.runCode(ctx, code, input, nil)
+	return s.runCode(ctx, runInfo{id: newRunID()}, code, input, nil)
 }
 
-// runCode is RunCodeInput, reporting the run's progress to p (which may be
-// nil).
-func (s *Server) runCode(ctx context.Context, code string, input json.RawMessage, p *progressReporter) *sdk.CallToolResult {
+// runCode is RunCodeInput for run, reporting the run's progress to p
+// (which may be nil).
+func (s *Server) runCode(ctx context.Context, run runInfo, code string, input json.RawMessage, p *progressReporter) *sdk.CallToolResult {
 	if n := int64(len(code)); n > s.maxProgramBytes {
-		return FormatResult(coderun.Result{Error: &coderun.Failure{Kind: coderun.Exception, Budget: coderun.BudgetProgram, Message: fmt.Sprintf(
+		res := coderun.Result{Error: &coderun.Failure{Kind: coderun.Exception, Budget: coderun.BudgetProgram, Message: fmt.Sprintf(
 			"SyntaxError: the program is %d bytes, over the limit of Config.MaxProgramBytes = %d bytes; split the work into several runs",
-			n, s.maxProgramBytes)}}, 0)
+			n, s.maxProgramBytes)}}
+		s.runEnded(ctx, run, code, res, runBudget(res.Error), 0)
+		return withMeta(FormatResult(res, 0), run, &res.Usage)
 	}
 	if n := int64(len(input)); n > s.maxInputBytes {
-		return errorResult(fmt.Sprintf("run_code's input was refused, nothing ran: it is %d bytes of JSON, over the limit of Config.MaxInputBytes = %d bytes; "+
+		return s.inputRefused(ctx, run, fmt.Sprintf("it is %d bytes of JSON, over the limit of Config.MaxInputBytes = %d bytes; "+
 			"pass less data, or have the program fetch it with a tool", n, s.maxInputBytes))
 	}
+	queued := time.Now()
 	release, err := s.limiter.acquire(ctx)
+	wait := time.Since(queued)
+	s.metrics.queueWait.Observe(wait.Seconds())
 	if err != nil {
-		if errors.Is(err, ErrServerBusy) {
-			return errorResult("code run failed: " + err.Error())
+		if busy, ok := errors.AsType[*busyError](err); ok {
+			s.runRefused(ctx, run, busy.reason, err)
+			return withMeta(errorResult("code run failed: "+err.Error()), run, nil)
 		}
-		return errorResult(fmt.Sprintf("code run failed (abort): the call was cancelled while it waited for a run to finish: %v", err))
+		s.runRefused(ctx, run, refusedCancelled, err)
+		return withMeta(errorResult(fmt.Sprintf("code run failed (abort): the call was cancelled while it waited for a run to finish: %v", err)), run, nil)
 	}
 	defer release()
 	for _, u := range s.upstreams {
-		if err := u.Start(ctx); err != nil {
-			s.logger.Warn("upstream unavailable", "upstream", u.Name(), "error", err)
-		}
+		_ = u.Start(ctx) // a failure is logged, and makes the upstream's calls reject
 	}
 	s.updateTool()
-	res, err := s.rt.Run(ctx, coderun.Request{Program: code, Input: input, Bindings: bindings(s.upstreams, p), OnLog: p.onLog()})
+	obs := &runObserver{s: s, run: run, p: p}
+	res, err := s.rt.Run(ctx, coderun.Request{Program: code, Input: input, Bindings: bindings(s.upstreams, obs), OnLog: p.onLog()})
 	if errors.Is(err, coderun.ErrInvalidInput) {
-		why := strings.TrimPrefix(err.Error(), coderun.ErrInvalidInput.Error()+": ")
-		return errorResult("run_code's input was refused, nothing ran: " + why)
+		return s.inputRefused(ctx, run, strings.TrimPrefix(err.Error(), coderun.ErrInvalidInput.Error()+": "))
 	}
 	if err != nil {
-		return errorResult(fmt.Sprintf("code run failed: %v", err))
+		s.metrics.runs.WithLabelValues("error", budgetNone).Inc()
+		s.logger.Error("run_code could not run", "run_id", run.id, "session", run.session, "error", err)
+		return withMeta(errorResult(fmt.Sprintf("code run failed: %v", err)), run, nil)
 	}
-	s.logUsage(ctx, res)
-	return FormatResult(res, s.maxOutputBytes)
+	s.runEnded(ctx, run, code, res, runBudget(res.Error), wait)
+	return withMeta(FormatResult(res, s.maxOutputBytes), run, &res.Usage)
 }
 
 func errorResult(text string) *sdk.CallToolResult {
@@ -479,22 +512,4 @@ func jsLiteral(v any) string {
 		return "[" + strings.Join(parts, ", ") + "]"
 	}
 	return tsdecl.Literal(v)
-}
-
-// logUsage logs what a run cost at level Info, for billing and rate
-// limiting: its outcome ("ok" or the failure kind) and each Usage field.
-func (s *Server) logUsage(ctx context.Context, res coderun.Result) {
-	outcome := "ok"
-	if res.Error != nil {
-		outcome = string(res.Error.Kind)
-	}
-	u := res.Usage
-	s.logger.LogAttrs(ctx, slog.LevelInfo, "run_code finished",
-		slog.String("outcome", outcome),
-		slog.Uint64("fuel", u.Fuel),
-		slog.Duration("compute_time", u.ComputeTime),
-		slog.Duration("wall_time", u.WallTime),
-		slog.Int64("peak_memory_bytes", u.PeakMemoryBytes),
-		slog.Int("calls", u.Calls),
-		slog.Int64("log_bytes", u.LogBytes))
 }

@@ -166,6 +166,14 @@ func (u *Upstream) Starts() int {
 	return u.starts
 }
 
+// Running reports whether the server is running: it was started and its
+// connection has not ended.
+func (u *Upstream) Running() bool {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return u.cur != nil && u.cur.alive()
+}
+
 // StartTimeout bounds how long Start waits for a server to start and list
 // its tools; a command fetched on first use (npx -y ...) can take a while.
 const StartTimeout = 2 * time.Minute
@@ -189,9 +197,11 @@ func (u *Upstream) Start(ctx context.Context) error {
 			tools, taskOnly, err := u.listTools(ctx, s)
 			if err != nil {
 				s.stale.Store(true)
+				u.logger.Warn("listing the upstream's changed tools failed", "upstream", u.name, "error", err)
 				return fmt.Errorf("listing the tools of upstream %q: %w", u.name, err)
 			}
 			u.tools, u.taskOnly = tools, taskOnly
+			u.logger.Info("upstream tools changed", "upstream", u.name, "tools", len(tools))
 		}
 		return nil
 	}
@@ -201,7 +211,13 @@ func (u *Upstream) Start(ctx context.Context) error {
 			err = fmt.Errorf("%w; restarting it failed: %w", u.cur.reason, err)
 		}
 		u.failure = err
+		u.logger.Warn("upstream failed to start", "upstream", u.name, "error", err)
 		return fmt.Errorf("starting upstream %q: %w", u.name, err)
+	}
+	if u.cur == nil {
+		u.logger.Info("upstream started", "upstream", u.name, "tools", len(tools))
+	} else {
+		u.logger.Info("upstream restarted", "upstream", u.name, "tools", len(tools), "restarts", u.starts, "after", u.cur.reason)
 	}
 	u.cur, u.tools, u.taskOnly, u.failure = s, tools, taskOnly, nil
 	u.starts++
@@ -218,7 +234,7 @@ func (u *Upstream) connect(ctx context.Context) (*session, []*sdk.Tool, []string
 	s := &session{done: make(chan struct{})}
 	t = &sniffTransport{Transport: t, conn: &s.conn}
 	client := sdk.NewClient(&sdk.Implementation{Name: "coderun", Version: "1"}, &sdk.ClientOptions{
-		Logger: u.logger,
+		Logger: sdkLogger(u.logger),
 		// No roots: they are deprecated, and a program has no folders to
 		// offer.
 		Capabilities: &sdk.ClientCapabilities{},
@@ -251,6 +267,16 @@ func (u *Upstream) connect(ctx context.Context) (*session, []*sdk.Tool, []string
 		}
 		s.reason = u.explain(err, true)
 		close(s.done)
+		// Start holds u.mu until it has made s current, or given up on it.
+		u.mu.Lock()
+		closed, current := u.closed, u.cur == s
+		u.mu.Unlock()
+		switch {
+		case current && closed:
+			u.logger.Info("upstream closed", "upstream", u.name)
+		case current:
+			u.logger.Warn("upstream ended; the next run restarts it", "upstream", u.name, "reason", s.reason)
+		}
 	}()
 	tools, taskOnly, err := u.listTools(ctx, s)
 	if err != nil {
