@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"net"
 	"os"
 	"os/signal"
@@ -41,9 +40,16 @@ unless the origin is allowed with --allowed-origin. With --token-file FILE (or
 the CODERUN_TOKEN environment variable) every request must carry
 "Authorization: Bearer TOKEN"; --http on an address that is not loopback
 requires a token. GET /healthz answers 200 while the process is up, GET
-/readyz 200 until it is draining. On SIGTERM or SIGINT the server stops
-accepting requests, lets the runs in flight finish for --shutdown-grace, then
-cancels them.
+/readyz 200 until it is draining, GET /metrics the Prometheus metrics (behind
+the token; --metrics-addr serves them on a port of their own, in stdio mode
+too). On SIGTERM or SIGINT the server stops accepting requests, lets the runs
+in flight finish for --shutdown-grace, then cancels them.
+
+Logs go to standard error (--log-format text or json): at --log-level info,
+one line per run (its id, which the client also gets in the result's _meta,
+session, outcome, budget and usage) and upstream starts, deaths and
+restarts. No program text, argument value or failure message is logged
+unless --log-programs is given.
 
 Flags:
 `
@@ -54,7 +60,7 @@ type mcpOptions struct {
 	upstreams upstreamSources
 	httpAddr  string
 	http      httpFlags
-	logUsage  bool
+	logs      logFlags
 	runs      runFlags
 }
 
@@ -124,7 +130,7 @@ func newMCPCommand(o *mcpOptions) *command {
 	o.upstreams.register(c.fs)
 	c.fs.StringVar(&o.httpAddr, "http", "", "serve streamable HTTP on `ADDR` (for example localhost:8080) instead of stdio")
 	o.http.register(c.fs)
-	c.fs.BoolVar(&o.logUsage, "log-usage", false, "log what each run cost (fuel, times, peak memory, calls, log bytes) to standard error")
+	o.logs.register(c.fs)
 	o.runs.register(c.fs)
 	registerConfigFlags(c.fs, &o.cfg)
 	return c
@@ -146,27 +152,12 @@ func runMCP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		c.misuse(stderr)
 		return 2
 	}
-	srvOpts := mcp.ServerOptions{Version: version(), MaxProgramBytes: o.cfg.MaxProgramBytes, MaxInputBytes: o.cfg.MaxInputBytes, MaxOutputBytes: o.cfg.MaxOutputBytes}
-	if err := o.runs.options(&srvOpts); err != nil {
+	srvOpts, httpOpts, err := o.options(stderr)
+	if err != nil {
 		fmt.Fprintf(stderr, "coderun mcp: %v\n", err)
 		return 2
 	}
-	var httpOpts *mcp.HTTPOptions
-	if o.httpAddr != "" {
-		var err error
-		if httpOpts, err = o.http.options(o.httpAddr, os.Getenv); err != nil {
-			fmt.Fprintf(stderr, "coderun mcp: %v\n", err)
-			return 2
-		}
-	}
-	level := slog.LevelWarn
-	if o.logUsage {
-		level = slog.LevelInfo
-	}
-	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
-	srvOpts.Logger = logger
-
-	ups, err := o.upstreams.upstreams(stderr, logger)
+	ups, err := o.upstreams.upstreams(stderr, srvOpts.Logger)
 	if err != nil {
 		fmt.Fprintf(stderr, "coderun mcp: %v\n", err)
 		return 2
@@ -184,10 +175,18 @@ func runMCP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 2
 	}
 	defer func() { _ = mcp.CloseAll(ups) }()
-	srv, err := mcp.NewServer(rt, ups, &srvOpts)
+	srv, err := mcp.NewServer(rt, ups, srvOpts)
 	if err != nil {
 		fmt.Fprintf(stderr, "coderun mcp: %v\n", err)
 		return 2
+	}
+	if o.logs.metricsAddr != "" {
+		stopMetrics, err := serveMetrics(o.logs.metricsAddr, srv.MetricsHandler(), stderr)
+		if err != nil {
+			fmt.Fprintf(stderr, "coderun mcp: %v\n", err)
+			return 2
+		}
+		defer stopMetrics()
 	}
 
 	if httpOpts != nil {
@@ -205,6 +204,29 @@ func runMCP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// options returns the server's and, with --http, the HTTP handler's
+// options from the flags, logging to stderr.
+func (o *mcpOptions) options(stderr io.Writer) (*mcp.ServerOptions, *mcp.HTTPOptions, error) {
+	srvOpts := &mcp.ServerOptions{Version: version(), MaxProgramBytes: o.cfg.MaxProgramBytes, MaxInputBytes: o.cfg.MaxInputBytes,
+		MaxOutputBytes: o.cfg.MaxOutputBytes, LogPrograms: o.logs.programs}
+	if err := o.runs.options(srvOpts); err != nil {
+		return nil, nil, err
+	}
+	var httpOpts *mcp.HTTPOptions
+	if o.httpAddr != "" {
+		var err error
+		if httpOpts, err = o.http.options(o.httpAddr, os.Getenv); err != nil {
+			return nil, nil, err
+		}
+	}
+	logger, err := o.logs.logger(stderr)
+	if err != nil {
+		return nil, nil, err
+	}
+	srvOpts.Logger = logger
+	return srvOpts, httpOpts, nil
 }
 
 // serveHTTP serves h on addr, with the connection bounds of conns, until
