@@ -131,24 +131,39 @@ func compilationCache(dir string) wazero.CompilationCache {
 }
 
 // newCompilationCache returns a wazero compilation cache for dir/wazero, or
-// nil when dir is "" or the directory cannot be created or written to.
+// nil when dir is "" or the directory neither can be written to nor exists.
+// A directory that exists but cannot be written to (a cache baked into a
+// container image on a read-only root filesystem) is used to read: a hit
+// loads the compiled code, and a miss fails the compile, which
+// compileEngine then does again in memory.
 func newCompilationCache(dir string) wazero.CompilationCache {
 	if dir == "" {
 		return nil
 	}
 	dir = filepath.Join(dir, "wazero")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil
+	if !writableDir(dir) {
+		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+			return nil
+		}
 	}
-	probe, err := os.CreateTemp(dir, ".probe-*")
-	if err != nil {
-		return nil
-	}
-	_ = probe.Close()
-	_ = os.Remove(probe.Name())
 	cache, err := wazero.NewCompilationCacheWithDir(dir)
 	if err != nil {
 		return nil
 	}
 	return cache
+}
+
+// writableDir reports whether dir exists, or can be made, and a file can be
+// created in it.
+func writableDir(dir string) bool {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return false
+	}
+	probe, err := os.CreateTemp(dir, ".probe-*")
+	if err != nil {
+		return false
+	}
+	_ = probe.Close()
+	_ = os.Remove(probe.Name())
+	return true
 }
