@@ -102,13 +102,20 @@ func TestInputMisuse(t *testing.T) {
 	require.Equal(t, "98", string(res.Value), "an input of exactly MaxInputBytes runs")
 }
 
-// New validates MaxInputBytes; its default is 1 MiB.
+// New validates MaxInputBytes; its default, which a zero field takes, is
+// 1 MiB.
 func TestMaxInputBytesConfig(t *testing.T) {
 	require.EqualValues(t, 1<<20, coderun.DefaultConfig().MaxInputBytes)
 	cfg := coderun.DefaultConfig()
-	cfg.MaxInputBytes = 0
+	cfg.MaxInputBytes = -1
 	_, err := coderun.New(cfg)
-	require.EqualError(t, err, "coderun: Config.MaxInputBytes must be positive, got 0")
+	require.EqualError(t, err, "coderun: Config.MaxInputBytes must be positive, got -1")
+	cfg.MaxInputBytes = 0
+	rt, err := coderun.New(cfg)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = rt.Close(context.Background()) })
+	_, err = rt.Run(context.Background(), coderun.Request{Program: "return 1", Input: json.RawMessage(`"` + strings.Repeat("x", 1<<20) + `"`)})
+	require.ErrorIs(t, err, coderun.ErrInvalidInput, "the default of 1 MiB applies")
 }
 
 // The input's value lives in the run's memory: one too big for MemoryBytes
@@ -131,7 +138,8 @@ func TestInputCountsInMemory(t *testing.T) {
 	require.NoError(t, err)
 	require.NotNil(t, res.Error)
 	require.Equal(t, coderun.WorkerExit, res.Error.Kind)
-	require.Contains(t, res.Error.Message, "worker error: memory limit of 32 MiB exceeded: the run's input (Request.Input, 3000004 bytes of JSON)")
+	require.Equal(t, coderun.BudgetMemory, res.Error.Budget)
+	require.Contains(t, res.Error.Message, "memory limit of 32 MiB exceeded (MemoryBytes): the run's input (Request.Input, 3000004 bytes of JSON)")
 }
 
 // A namespace cannot be called input: the program's input has that name.

@@ -81,7 +81,7 @@ func (c *inputCache) get(e *Engine) ([]byte, uint64, error) {
 func (r *run) installInput() error {
 	code, fuel, err := r.e.input.get(r.e)
 	if err != nil {
-		r.end(KindWorkerExit, "worker error: loading the input's installer: "+err.Error())
+		r.exhaust(BudgetEngine, "engine error: loading the input's installer: "+err.Error())
 		return nil
 	}
 	var left int64
@@ -122,8 +122,12 @@ func (r *run) inputFailed() {
 		msg, _ = r.in.String(exc)
 	}
 	if msg == "[uninitialized]" || strings.Contains(msg, "out of memory") {
-		r.end(KindWorkerExit, r.mem.InputExceeded(int64(len(r.input))))
+		r.exhaust(BudgetMemory, r.mem.InputExceeded(int64(len(r.input))))
 		return
 	}
-	r.end(KindWorkerExit, "worker error: the run's input (Request.Input) could not be made the global input: "+msg)
+	if strings.Contains(msg, "Maximum call stack size exceeded") {
+		r.exhaust(BudgetStack, "the run's input (Request.Input) is nested too deeply for the engine to parse it ("+msg+"); pass a flatter input")
+		return
+	}
+	r.exhaust(BudgetEngine, "engine error: the run's input (Request.Input) could not be made the global input: "+msg)
 }

@@ -103,7 +103,8 @@ func TestInputOverMemory(t *testing.T) {
 	input := "[" + strings.Repeat("{},", 300_000) + "{}]"
 	o := runInput(t, e, "return input.length", input)
 	require.Equal(t, KindWorkerExit, o.Kind)
-	require.Equal(t, "worker error: memory limit of 8 MiB exceeded: the run's input (Request.Input, 900004 bytes of JSON) does not fit in MemoryBytes as a value beside the program; pass a smaller input, or raise MemoryBytes", o.Message)
+	require.Equal(t, BudgetMemory, o.Budget)
+	require.Equal(t, "memory limit of 8 MiB exceeded (MemoryBytes): the run's input (Request.Input, 900004 bytes of JSON) does not fit in MemoryBytes as a value beside the program; pass a smaller input, or raise MemoryBytes", o.Message)
 	require.LessOrEqual(t, o.PeakMemory, int64(8<<20))
 	o = runInput(t, e, "return input.length", "[1,2]")
 	require.Equal(t, "2", string(o.Value))
@@ -129,7 +130,8 @@ return d`, input)
 	deeper := strings.Repeat("[", 200_000) + strings.Repeat("]", 200_000)
 	o = runInput(t, e, `console.log("never runs")`, deeper)
 	require.Equal(t, KindWorkerExit, o.Kind)
-	require.Equal(t, "worker error: the run's input (Request.Input) could not be made the global input: RangeError: Maximum call stack size exceeded", o.Message)
+	require.Equal(t, BudgetStack, o.Budget)
+	require.Equal(t, "the run's input (Request.Input) is nested too deeply for the engine to parse it (RangeError: Maximum call stack size exceeded); pass a flatter input", o.Message)
 	require.Empty(t, o.Logs)
 }
 
