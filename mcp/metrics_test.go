@@ -142,6 +142,24 @@ func TestMetricsProgramTooLarge(t *testing.T) {
 	require.Equal(t, map[string]float64{`coderun_runs_total{budget="program",kind="exception"}`: 1}, series(m, "coderun_runs_total{"))
 }
 
+// An input refused (over MaxInputBytes, or not lossless JSON) is a call
+// refused with the reason invalid_input, before anything runs: no run is
+// counted, and the result says why and carries a run id.
+func TestMetricsInputRefused(t *testing.T) {
+	s, err := NewServer(newRuntime(t, nil), nil, &ServerOptions{MaxInputBytes: 16})
+	require.NoError(t, err)
+	_, url := serveHTTP(t, s, nil)
+	for _, in := range []string{`"` + strings.Repeat("x", 20) + `"`, `{"n": 12345678901234567890}`} {
+		res := s.RunCodeInput(context.Background(), "return input", json.RawMessage(in))
+		require.True(t, res.IsError)
+		require.Contains(t, res.Content[0].(*sdk.TextContent).Text, "run_code's input was refused, nothing ran: ")
+		require.NotEmpty(t, res.Meta[MetaRunID])
+	}
+	m := scrape(t, url, nil)
+	require.Equal(t, map[string]float64{`coderun_runs_refused_total{reason="invalid_input"}`: 2}, series(m, "coderun_runs_refused_total{"))
+	require.Empty(t, series(m, "coderun_runs_total{"))
+}
+
 // Calls refused as busy are counted by reason, those answered 503 over
 // HTTP too, and the gauges show the runs going and waiting.
 func TestMetricsRefused(t *testing.T) {
