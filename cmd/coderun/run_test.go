@@ -14,17 +14,21 @@ import (
 	"github.com/coderun/coderun/wasm/upstream"
 )
 
+// runCase is a case of coderun run: its arguments and standard input, the
+// exit status, and what stdout's Result or stderr must show.
+type runCase struct {
+	name     string
+	args     []string
+	stdin    string
+	code     int
+	value    string // expected JSON value, if any
+	logs     []string
+	kind     string
+	stderrHa string
+}
+
 func TestRunCommand(t *testing.T) {
-	tests := []struct {
-		name     string
-		args     []string
-		stdin    string
-		code     int
-		value    string // expected JSON value, if any
-		logs     []string
-		kind     string
-		stderrHa string
-	}{
+	testRun(t, []runCase{
 		{name: "example", args: []string{"run", "../../examples/hello.ts"}, code: 0,
 			value: `{"revenue":510.5,"top":"linus","byCustomer":{"ada":120.5,"grace":80,"linus":310}}`, logs: []string{"live orders 3"}},
 		{name: "stdin", args: []string{"run", "-"}, stdin: `console.log("hi"); return [1, "two"]`, code: 0, value: `[1,"two"]`, logs: []string{"hi"}},
@@ -57,6 +61,13 @@ func TestRunCommand(t *testing.T) {
 		{name: "zero duration flag", args: []string{"run", "--wall-time", "0s", "-"}, stdin: "return 1", code: 2,
 			stderrHa: "coderun: --wall-time (Config.WallTime) must be positive, got 0s"},
 		{name: "unknown command", args: []string{"runn", "x.ts"}, code: 2, stderrHa: "coderun: unknown command \"runn\"\n\ncoderun runs"},
+	})
+}
+
+// --input gives the program JSON from a file or standard input, checked as
+// Request.Input is.
+func TestRunInput(t *testing.T) {
+	testRun(t, []runCase{
 		{name: "input file", args: []string{"run", "--input", "testdata/orders.json", "-"}, stdin: `return input.orders.length`, code: 0, value: `3`},
 		{name: "input stdin", args: []string{"run", "--input", "-", "testdata/total.ts"}, stdin: `{"orders": [{"amount": 2.5}, {"amount": 4}]}`,
 			code: 0, value: `6.5`},
@@ -74,7 +85,13 @@ func TestRunCommand(t *testing.T) {
 			stderrHa: "coderun run: --input -: it is empty: give it a JSON value, such as null"},
 		{name: "input over max", args: []string{"run", "--max-input", "10", "--input", "-", "testdata/total.ts"}, stdin: `{"orders": []}`, code: 2,
 			stderrHa: "coderun run: --input -: it is over the limit of 10 bytes (--max-input)"},
-	}
+		{name: "-e with input stdin", args: []string{"-e", "return input.n", "--input", "-"}, stdin: `{"n": 7}`, code: 0, value: `7`},
+	})
+}
+
+// testRun runs each case through run, as the binary's main does.
+func testRun(t *testing.T, tests []runCase) {
+	t.Helper()
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer

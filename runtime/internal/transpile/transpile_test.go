@@ -250,14 +250,17 @@ func TestCompileAcceptsLookalikes(t *testing.T) {
 	}
 }
 
+// rejectCase is a program Compile rejects, where, and a part of why.
+type rejectCase struct {
+	name     string
+	src      string
+	line     int
+	col      int
+	contains string
+}
+
 func TestCompileRejects(t *testing.T) {
-	tests := []struct {
-		name     string
-		src      string
-		line     int
-		col      int
-		contains string
-	}{
+	requireRejects(t, []rejectCase{
 		{name: "scenario 3", src: "enum E { A }\nreturn 1", line: 1, col: 1, contains: "enum"},
 		{name: "const enum", src: "let x = 1\n  const enum E { A }", line: 2, col: 3, contains: "enum"},
 		{name: "enum after string", src: "const s = \"enum\"; enum E { A }", line: 1, col: 19, contains: "enum"},
@@ -303,7 +306,13 @@ func TestCompileRejects(t *testing.T) {
 		{name: "unclosed paren", src: "foo(1,\n", line: 1, col: 4, contains: `"(" is never closed`},
 		{name: "extra closing brace", src: "foo() }\nbar()", line: 1, col: 7, contains: `unexpected "}"`},
 		{name: "NUL", src: "const s = 'a\x00b'", line: 1, col: 13, contains: "NUL"},
-		// The wrapper's footer is never named: the program ended early.
+	})
+}
+
+// A program that ends early is rejected at its end, and the wrapper's
+// footer is never named.
+func TestCompileRejectsAtTheEnd(t *testing.T) {
+	requireRejects(t, []rejectCase{
 		{name: "ends after an operator", src: "return 1 +", line: 1, col: 11, contains: "SyntaxError: Unexpected end of program"},
 		{name: "ends after an operator and a newline", src: "return 1 +\n", line: 2, col: 1, contains: "SyntaxError: Unexpected end of program"},
 		{name: "ends before a class body", src: "class A", line: 1, col: 8, contains: `SyntaxError: Expected "{" but found the end of the program`},
@@ -313,7 +322,12 @@ func TestCompileRejects(t *testing.T) {
 		{name: "unterminated template after a substitution", src: "let s = `a${`b${1}c`}d", line: 1, col: 9, contains: "Unterminated template literal"},
 		{name: "unterminated template after complete ones", src: "let s = `ok`; let t = `x", line: 1, col: 23, contains: "Unterminated template literal"},
 		{name: "unterminated string", src: "let s = \"abc", line: 1, col: 13, contains: "SyntaxError: Unterminated string literal"},
-	}
+	})
+}
+
+// requireRejects checks that Compile rejects each case as it says.
+func requireRejects(t *testing.T, tests []rejectCase) {
+	t.Helper()
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			p, err := Compile(tt.src)
