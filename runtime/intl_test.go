@@ -3,34 +3,17 @@ package runtime
 import (
 	"encoding/json"
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
-
-	"github.com/coderun/coderun/internal/testenv"
 )
-
-// loadIntlCases reads testdata/intl_cases.json, which testdata/intl_gen.mjs
-// generates with Node: the same shape as the web globals' corpus.
-func loadIntlCases(t *testing.T) []webCase {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", "intl_cases.json"))
-	require.NoError(t, err)
-	var cases []webCase
-	require.NoError(t, json.Unmarshal(b, &cases))
-	require.Greater(t, len(cases), 50)
-	return cases
-}
 
 // TestIntlCases runs Intl's corpus in the engine: each case must return
 // what Node returned.
 func TestIntlCases(t *testing.T) {
 	e := testEngine(t)
-	for _, c := range loadIntlCases(t) {
+	for _, c := range loadCorpus(t, "intl_cases.json") {
 		t.Run(c.Name, func(t *testing.T) {
 			o := mustRun(t, e, c.Src)
 			require.Empty(t, o.Kind, o.Message)
@@ -65,33 +48,7 @@ func requireSameLines(t *testing.T, want, got string) {
 // installed Node returns, in the time zone runs have (UTC), so that the
 // corpus keeps comparing with Node.
 func TestIntlCasesMatchNode(t *testing.T) {
-	node := testenv.Node(t)
-	cases := loadIntlCases(t)
-	srcs := make([]string, len(cases))
-	for i, c := range cases {
-		srcs[i] = c.Src
-	}
-	in, err := json.Marshal(srcs)
-	require.NoError(t, err)
-	script := `const AsyncFunction = (async () => {}).constructor;
-let text = ""; process.stdin.on("data", (d) => text += d).on("end", async () => {
-  const out = [];
-  for (const src of JSON.parse(text)) {
-    try { out.push(await new AsyncFunction(src)()); } catch (e) { out.push("node threw " + e); }
-  }
-  process.stdout.write(JSON.stringify(out));
-});`
-	cmd := exec.Command(node, "--no-warnings", "-e", script)
-	cmd.Env = append(os.Environ(), "TZ=UTC")
-	cmd.Stdin = strings.NewReader(string(in))
-	b, err := cmd.Output()
-	require.NoError(t, err)
-	var got []string
-	require.NoError(t, json.Unmarshal(b, &got))
-	require.Len(t, got, len(cases))
-	for i, c := range cases {
-		require.Equal(t, c.Want, got[i], c.Name)
-	}
+	requireCorpusMatchesNode(t, loadCorpus(t, "intl_cases.json"), "TZ=UTC")
 }
 
 // The messages coderun words itself: what Node, with every locale, cannot

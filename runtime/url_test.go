@@ -4,14 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
-
-	"github.com/coderun/coderun/internal/testenv"
 )
 
 // urlCorpus is testdata/url_cases.json, which testdata/url_gen.mjs
@@ -179,30 +175,15 @@ func compactJSON(t *testing.T, b []byte) []byte {
 // TestURLCasesMatchNode checks that the corpus's wants are what the
 // installed Node gives, so that the corpus keeps comparing with Node.
 func TestURLCasesMatchNode(t *testing.T) {
-	node := testenv.Node(t)
 	parses, setters, params := loadURLCorpus(t)
 	srcs := []string{urlProgram(t, parses, false), urlProgram(t, setters, true)}
 	for _, c := range params {
 		srcs = append(srcs, c.Src)
 	}
-	in, err := json.Marshal(srcs)
-	require.NoError(t, err)
-	script := `const AsyncFunction = (async () => {}).constructor;
-let text = ""; process.stdin.on("data", (d) => text += d).on("end", async () => {
-  const out = [];
-  for (const src of JSON.parse(text)) out.push(JSON.stringify(await new AsyncFunction(src)()));
-  process.stdout.write(JSON.stringify(out));
-});`
-	cmd := exec.Command(node, "--no-warnings", "-e", script)
-	cmd.Stdin = strings.NewReader(string(in))
-	b, err := cmd.Output()
-	require.NoError(t, err)
-	var got []string
-	require.NoError(t, json.Unmarshal(b, &got))
-	require.Len(t, got, len(srcs))
+	got := runInNode(t, srcs)
 	for i, cases := range [][]urlCase{parses, setters} {
 		var each []json.RawMessage
-		require.NoError(t, json.Unmarshal([]byte(got[i]), &each))
+		require.NoError(t, json.Unmarshal(got[i], &each), string(got[i]))
 		require.Len(t, each, len(cases))
 		for j, c := range cases {
 			require.JSONEq(t, string(c.want), string(each[j]), c.key)
@@ -210,7 +191,7 @@ let text = ""; process.stdin.on("data", (d) => text += d).on("end", async () => 
 	}
 	for i, c := range params {
 		var want string
-		require.NoError(t, json.Unmarshal([]byte(got[2+i]), &want), c.Name)
+		require.NoError(t, json.Unmarshal(got[2+i], &want), c.Name)
 		require.Equal(t, c.Want, want, c.Name)
 	}
 }

@@ -24,9 +24,11 @@ type webCase struct {
 	Want string `json:"want"`
 }
 
-func loadWebCases(t *testing.T) []webCase {
+// loadCorpus reads a corpus of testdata (web_cases.json, intl_cases.json),
+// which a script of testdata generates with Node.
+func loadCorpus(t *testing.T, name string) []webCase {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", "web_cases.json"))
+	b, err := os.ReadFile(filepath.Join("testdata", name))
 	require.NoError(t, err)
 	var cases []webCase
 	require.NoError(t, json.Unmarshal(b, &cases))
@@ -34,11 +36,53 @@ func loadWebCases(t *testing.T) []webCase {
 	return cases
 }
 
+// runInNode runs each of srcs in the installed Node as the body of an
+// async function, in the environment env adds to this process's, and
+// returns what each returned as JSON ("node threw …" when it threw).
+func runInNode(t *testing.T, srcs []string, env ...string) []json.RawMessage {
+	t.Helper()
+	node := testenv.Node(t)
+	in, err := json.Marshal(srcs)
+	require.NoError(t, err)
+	script := `const AsyncFunction = (async () => {}).constructor;
+let text = ""; process.stdin.on("data", (d) => text += d).on("end", async () => {
+  const out = [];
+  for (const src of JSON.parse(text)) {
+    try { out.push(await new AsyncFunction(src)()); } catch (e) { out.push("node threw " + e); }
+  }
+  process.stdout.write(JSON.stringify(out));
+});`
+	cmd := exec.Command(node, "--no-warnings", "-e", script)
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Stdin = strings.NewReader(string(in))
+	b, err := cmd.Output()
+	require.NoError(t, err)
+	var got []json.RawMessage
+	require.NoError(t, json.Unmarshal(b, &got))
+	require.Len(t, got, len(srcs))
+	return got
+}
+
+// requireCorpusMatchesNode checks that the wants of cases are what the
+// installed Node returns, so that the corpus keeps comparing with Node.
+func requireCorpusMatchesNode(t *testing.T, cases []webCase, env ...string) {
+	t.Helper()
+	srcs := make([]string, len(cases))
+	for i, c := range cases {
+		srcs[i] = c.Src
+	}
+	for i, raw := range runInNode(t, srcs, env...) {
+		var got string
+		require.NoError(t, json.Unmarshal(raw, &got), cases[i].Name)
+		require.Equal(t, cases[i].Want, got, cases[i].Name)
+	}
+}
+
 // TestWebCases runs the corpus of the web globals in the engine: each case
 // must return what Node returned.
 func TestWebCases(t *testing.T) {
 	e := testEngine(t)
-	for _, c := range loadWebCases(t) {
+	for _, c := range loadCorpus(t, "web_cases.json") {
 		t.Run(c.Name, func(t *testing.T) {
 			o := mustRun(t, e, c.Src)
 			require.Empty(t, o.Kind, o.Message)
@@ -52,32 +96,7 @@ func TestWebCases(t *testing.T) {
 // TestWebCasesMatchNode checks that the corpus's wants are what the
 // installed Node returns, so that the corpus keeps comparing with Node.
 func TestWebCasesMatchNode(t *testing.T) {
-	node := testenv.Node(t)
-	cases := loadWebCases(t)
-	srcs := make([]string, len(cases))
-	for i, c := range cases {
-		srcs[i] = c.Src
-	}
-	in, err := json.Marshal(srcs)
-	require.NoError(t, err)
-	script := `const AsyncFunction = (async () => {}).constructor;
-let text = ""; process.stdin.on("data", (d) => text += d).on("end", async () => {
-  const out = [];
-  for (const src of JSON.parse(text)) {
-    try { out.push(await new AsyncFunction(src)()); } catch (e) { out.push("node threw " + e); }
-  }
-  process.stdout.write(JSON.stringify(out));
-});`
-	cmd := exec.Command(node, "--no-warnings", "-e", script)
-	cmd.Stdin = strings.NewReader(string(in))
-	b, err := cmd.Output()
-	require.NoError(t, err)
-	var got []string
-	require.NoError(t, json.Unmarshal(b, &got))
-	require.Len(t, got, len(cases))
-	for i, c := range cases {
-		require.Equal(t, c.Want, got[i], c.Name)
-	}
+	requireCorpusMatchesNode(t, loadCorpus(t, "web_cases.json"))
 }
 
 // The errors coderun words itself, and the cases Node cannot share.
