@@ -1,40 +1,23 @@
 package mcp
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/coderun/coderun/internal/testenv"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
 )
 
-// syncBuffer is a bytes.Buffer safe for a logger's writes and a test's
-// reads at once.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
+// logBuffer is a logger's output that a test reads while it is written.
+type logBuffer struct{ testenv.Buffer }
 
 // entries decodes the JSON log lines written to b.
-func (b *syncBuffer) entries(t *testing.T) []map[string]any {
+func (b *logBuffer) entries(t *testing.T) []map[string]any {
 	t.Helper()
 	var out []map[string]any
 	for line := range strings.SplitSeq(strings.TrimSpace(b.String()), "\n") {
@@ -60,8 +43,8 @@ func find(entries []map[string]any, msg string) []map[string]any {
 }
 
 // jsonLogger logs JSON lines at level and above to a new buffer.
-func jsonLogger(level slog.Level) (*slog.Logger, *syncBuffer) {
-	buf := &syncBuffer{}
+func jsonLogger(level slog.Level) (*slog.Logger, *logBuffer) {
+	buf := &logBuffer{}
 	return slog.New(slog.NewJSONHandler(buf, &slog.HandlerOptions{Level: level})), buf
 }
 

@@ -9,10 +9,10 @@ import (
 	"os"
 	"runtime"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/coderun/coderun/internal/testenv"
 	"github.com/stretchr/testify/require"
 )
 
@@ -233,7 +233,7 @@ func TestStdioAnswersBeforeEOF(t *testing.T) {
 		`{"jsonrpc":"2.0","id":"spin","method":"tools/call","params":{"name":"run_code","arguments":{"code":"for (;;) {}"}}}`,
 		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"spin"}}`,
 	}, "\n") + "\n"
-	var out lockedBuffer
+	var out testenv.Buffer
 	require.NoError(t, s.Serve(context.Background(), s.StdioTransport(strings.NewReader(in), &out)))
 	ids := map[int]string{}
 	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
@@ -249,22 +249,4 @@ func TestStdioAnswersBeforeEOF(t *testing.T) {
 	require.Len(t, ids, 4, out.String())
 	require.Contains(t, ids[1], `"text":"42"`)
 	require.Contains(t, ids[3], `"text":"last"`)
-}
-
-// lockedBuffer is a strings.Builder safe for concurrent writes.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -78,31 +77,13 @@ func tsDriver(t *testing.T, sdkDir, scenario string, config map[string]any, out 
 	t.Logf("%s: %s", scenario, stdout)
 }
 
-// syncBuffer is a bytes.Buffer safe for a writer and readers.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // httpServer is a `coderun mcp --http` process.
 type httpServer struct {
 	url    string
 	cmd    *exec.Cmd
-	stderr *syncBuffer   // everything it wrote to stderr
-	exited chan struct{} // closed when it has exited
-	err    error         // its exit, once exited is closed
+	stderr *testenv.Buffer // everything it wrote to stderr
+	exited chan struct{}   // closed when it has exited
+	err    error           // its exit, once exited is closed
 }
 
 // startHTTPServer starts bin mcp --http 127.0.0.1:0 with args and waits for
@@ -113,7 +94,7 @@ func startHTTPServer(t *testing.T, bin string, args ...string) *httpServer {
 	pipe, err := cmd.StderrPipe()
 	require.NoError(t, err)
 	require.NoError(t, cmd.Start())
-	s := &httpServer{cmd: cmd, stderr: &syncBuffer{}, exited: make(chan struct{})}
+	s := &httpServer{cmd: cmd, stderr: &testenv.Buffer{}, exited: make(chan struct{})}
 	addr := make(chan string, 1)
 	go func() {
 		lines := bufio.NewScanner(pipe)

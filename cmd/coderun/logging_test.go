@@ -1,40 +1,21 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
 	"net/http"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
 
+	"github.com/coderun/coderun/internal/testenv"
 	"github.com/coderun/coderun/mcp"
 )
-
-// lockedBuffer is a bytes.Buffer safe for concurrent writes and reads.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 // serveStdio runs `coderun mcp args...` in this process over pipes and
 // connects a client to it; the returned function disconnects and returns
@@ -67,7 +48,7 @@ func serveStdio(t *testing.T, stderr io.Writer, args ...string) (*sdk.ClientSess
 // id the client sees in _meta and no program text; --metrics-addr serves
 // the metrics in stdio mode.
 func TestMCPLogFormatJSONAndMetricsAddr(t *testing.T) {
-	var stderr lockedBuffer
+	var stderr testenv.Buffer
 	cs, stop := serveStdio(t, &stderr, "--log-format", "json", "--metrics-addr", "127.0.0.1:0", "--compute-time", "2s")
 	const code = `return "PROGRAM-MARKER".length`
 	res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "run_code", Arguments: map[string]any{"code": code}})
@@ -120,7 +101,7 @@ func TestMCPLogLevels(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
-			var stderr lockedBuffer
+			var stderr testenv.Buffer
 			cs, stop := serveStdio(t, &stderr, append([]string{"--compute-time", "2s"}, tc.args...)...)
 			res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "run_code", Arguments: map[string]any{"code": `return "PROGRAM-MARKER"`}})
 			require.NoError(t, err)
