@@ -373,8 +373,9 @@ func tree(t *testing.T, root string) []string {
 	return out
 }
 
-// On SIGTERM, coderun mcp --http stops accepting, lets the runs in flight
-// finish for --shutdown-grace, cancels the rest, and exits 0.
+// On SIGTERM, coderun mcp --http answers /readyz and new requests 503,
+// lets the runs in flight finish for --shutdown-grace, cancels the rest,
+// and exits 0.
 func TestMCPShutdownGrace(t *testing.T) {
 	bin := buildCoderun(t)
 	srv := startHTTPServer(t, bin, "--shutdown-grace", "5s")
@@ -398,6 +399,22 @@ func TestMCPShutdownGrace(t *testing.T) {
 	// grace of 5 s leaves the short run room to finish whatever the load.
 	time.Sleep(time.Second)
 	require.NoError(t, srv.cmd.Process.Signal(syscall.SIGTERM))
+	// While the runs finish, the listener stays open: /readyz answers 503
+	// (a load balancer's check sees the replica leave) and so does a new
+	// request, on a new connection each.
+	fresh := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+	status := func(resp *http.Response, err error) int { // 0: refused
+		if err != nil {
+			return 0
+		}
+		_ = resp.Body.Close()
+		return resp.StatusCode
+	}
+	require.Eventually(t, func() bool {
+		return status(fresh.Get(srv.url+"readyz")) == http.StatusServiceUnavailable
+	}, 5*time.Second, 10*time.Millisecond, "/readyz turns 503 on SIGTERM")
+	require.Equal(t, http.StatusServiceUnavailable, status(fresh.Post(srv.url, "application/json",
+		strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`))), "a new request while draining")
 	got := []string{<-results, <-results}
 	slices.Sort(got)
 	require.Equal(t, []string{"code run failed (abort): the server is shutting down", "short"}, got)

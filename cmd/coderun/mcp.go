@@ -42,8 +42,9 @@ the CODERUN_TOKEN environment variable) every request must carry
 requires a token. GET /healthz answers 200 while the process is up, GET
 /readyz 200 until it is draining, GET /metrics the Prometheus metrics (behind
 the token; --metrics-addr serves them on a port of their own, in stdio mode
-too). On SIGTERM or SIGINT the server stops accepting requests, lets the runs
-in flight finish for --shutdown-grace, then cancels them.
+too). On SIGTERM or SIGINT the server drains: /readyz and new requests get
+503 (a load balancer sends them elsewhere) while the runs in flight finish for
+--shutdown-grace; then it cancels those still going and exits.
 
 Logs go to standard error (--log-format text or json): at --log-level info,
 one line per run (its id, which the client also gets in the result's _meta,
@@ -230,9 +231,11 @@ func (o *mcpOptions) options(stderr io.Writer) (*mcp.ServerOptions, *mcp.HTTPOpt
 }
 
 // serveHTTP serves h on addr, with the connection bounds of conns, until
-// ctx is done, then drains: it stops
-// accepting connections, lets the requests in flight finish for grace,
-// cancels the runs still going, and closes what is left.
+// ctx is done, then drains: with the listener still open, /readyz answers
+// 503 and new MCP requests 503, so that a load balancer's health checks see
+// the replica leave and its retries go elsewhere, while the requests in
+// flight finish for grace; then it cancels the runs still going, stops
+// accepting connections and closes what is left.
 func serveHTTP(ctx context.Context, addr string, h *mcp.HTTPHandler, conns *mcp.ConnOptions, grace time.Duration, stderr io.Writer) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
@@ -248,23 +251,17 @@ func serveHTTP(ctx context.Context, addr string, h *mcp.HTTPHandler, conns *mcp.
 	case <-ctx.Done():
 	}
 	fmt.Fprintf(stderr, "coderun mcp: shutting down: letting the runs in flight finish for up to %v\n", grace)
-	// Shutdown closes the listener at once, then waits for the
-	// connections to go idle, which the handler's drain brings about.
-	closed := make(chan struct{})
-	go func() {
-		_ = srv.Shutdown(context.Background())
-		close(closed)
-	}()
 	graceCtx, cancel := context.WithTimeout(context.Background(), grace)
 	defer cancel()
 	if err := h.Shutdown(graceCtx); err != nil {
 		fmt.Fprintf(stderr, "coderun mcp: the shutdown grace period ended: cancelled the runs still going\n")
 	}
-	select {
-	case <-closed:
-	case <-time.After(5 * time.Second):
+	// Shutdown closes the listener, then waits for the connections to go
+	// idle, which the handler's drain has brought about.
+	closeCtx, cancelClose := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancelClose()
+	if srv.Shutdown(closeCtx) != nil {
 		_ = srv.Close()
-		<-closed
 	}
 	<-done
 	return nil
