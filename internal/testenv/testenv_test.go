@@ -1,6 +1,7 @@
 package testenv
 
 import (
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -17,21 +18,33 @@ func (r *recorder) Helper()           {}
 func (r *recorder) Skip(args ...any)  { r.skipped = args[0].(string) }
 func (r *recorder) Fatal(args ...any) { r.failed = args[0].(string) }
 
+// Missing and MissingHAProxy skip, saying what provides the missing part,
+// unless their own variable is 1; the other variable changes nothing.
 func TestMissing(t *testing.T) {
 	tests := []struct {
-		env         string
+		name        string
+		missing     func(testing.TB, string, ...any)
+		env, other  string
+		value       string
 		wantSkip    bool
 		wantContain string
 	}{
-		{env: "", wantSkip: true, wantContain: "scripts/test provides it and sets CODERUN_REQUIRE_NODE=1"},
-		{env: "0", wantSkip: true, wantContain: "skipped"},
-		{env: "1", wantSkip: false, wantContain: "CODERUN_REQUIRE_NODE=1 makes this a failure"},
+		{name: "node, unset", missing: Missing, env: requireNodeEnv, other: requireHAProxyEnv, value: "", wantSkip: true,
+			wantContain: "scripts/test provides it and sets CODERUN_REQUIRE_NODE=1"},
+		{name: "node, 0", missing: Missing, env: requireNodeEnv, other: requireHAProxyEnv, value: "0", wantSkip: true, wantContain: "skipped"},
+		{name: "node, 1", missing: Missing, env: requireNodeEnv, other: requireHAProxyEnv, value: "1",
+			wantContain: "CODERUN_REQUIRE_NODE=1 makes this a failure"},
+		{name: "haproxy, unset", missing: MissingHAProxy, env: requireHAProxyEnv, other: requireNodeEnv, value: "", wantSkip: true,
+			wantContain: ".ci/run installs it and sets CODERUN_REQUIRE_HAPROXY=1"},
+		{name: "haproxy, 1", missing: MissingHAProxy, env: requireHAProxyEnv, other: requireNodeEnv, value: "1",
+			wantContain: "CODERUN_REQUIRE_HAPROXY=1 makes this a failure"},
 	}
 	for _, tc := range tests {
-		t.Run("env="+tc.env, func(t *testing.T) {
-			t.Setenv(requireNodeEnv, tc.env)
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv(tc.env, tc.value)
+			t.Setenv(tc.other, "1")
 			r := &recorder{TB: t}
-			Missing(r, "node is missing: %s", "not found")
+			tc.missing(r, "it is missing: %s", "not found")
 			got := r.failed
 			if tc.wantSkip {
 				require.Empty(t, r.failed)
@@ -39,7 +52,7 @@ func TestMissing(t *testing.T) {
 			} else {
 				require.Empty(t, r.skipped)
 			}
-			require.Contains(t, got, "node is missing: not found")
+			require.Contains(t, got, "it is missing: not found")
 			require.Contains(t, got, tc.wantContain)
 		})
 	}
@@ -51,5 +64,15 @@ func TestNodeMissingFromPath(t *testing.T) {
 	r := &recorder{TB: t}
 	Node(r)
 	require.Contains(t, r.skipped, "this test needs Node.js")
+	require.Empty(t, r.failed)
+}
+
+func TestHAProxyMissingFromPath(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("PATH", dir)
+	t.Setenv(requireHAProxyEnv, "")
+	r := &recorder{TB: t}
+	haproxy(r, filepath.Join(dir, "haproxy"))
+	require.Contains(t, r.skipped, "this test needs HAProxy")
 	require.Empty(t, r.failed)
 }
