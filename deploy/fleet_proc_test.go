@@ -1,0 +1,311 @@
+package deploy
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/csv"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// fleetStartWait bounds how long the test waits for a process to start
+// serving or for HAProxy to see a change: only a broken setup reaches it.
+const fleetStartWait = 30 * time.Second
+
+// fleetBuffer is a bytes.Buffer safe for a writer and readers.
+type fleetBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *fleetBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *fleetBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// fleetProc is a process the test started, in a process group of its own
+// that t.Cleanup kills.
+type fleetProc struct {
+	name   string
+	cmd    *exec.Cmd
+	stderr *fleetBuffer
+	exited chan struct{} // closed once it has exited
+	err    error         // its exit, once exited is closed
+}
+
+// fleetStart starts argv with env added to this process's, and waits until
+// its stderr has a line matching ready (nil: does not wait); it returns
+// the process and the line's first submatch.
+func fleetStart(t *testing.T, name string, argv, env []string, ready *regexp.Regexp) (*fleetProc, string) {
+	t.Helper()
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = append(os.Environ(), env...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	pipe, err := cmd.StderrPipe()
+	require.NoError(t, err)
+	cmd.Stdout = io.Discard
+	require.NoError(t, cmd.Start(), "starting %s", name)
+	p := &fleetProc{name: name, cmd: cmd, stderr: &fleetBuffer{}, exited: make(chan struct{})}
+	found := make(chan string, 1)
+	go func() {
+		lines := bufio.NewScanner(pipe)
+		for lines.Scan() {
+			_, _ = fmt.Fprintln(p.stderr, lines.Text())
+			if ready != nil {
+				if m := ready.FindStringSubmatch(lines.Text()); m != nil {
+					select {
+					case found <- m[len(m)-1]:
+					default:
+					}
+				}
+			}
+		}
+		p.err = cmd.Wait()
+		close(p.exited)
+	}()
+	t.Cleanup(func() {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // the group: its upstreams too
+		select {
+		case <-p.exited:
+		case <-time.After(fleetStartWait):
+			t.Errorf("%s did not exit after SIGKILL", name)
+		}
+		if t.Failed() {
+			t.Logf("%s stderr (last 4 KiB):\n%s", name, fleetTail(p.stderr.String(), 4096))
+		}
+	})
+	if ready == nil {
+		return p, ""
+	}
+	select {
+	case m := <-found:
+		return p, m
+	case <-p.exited:
+		t.Fatalf("%s exited before it was ready (%v): %s", name, p.err, p.stderr.String())
+	case <-time.After(fleetStartWait):
+		t.Fatalf("%s not ready after %v: %s", name, fleetStartWait, p.stderr.String())
+	}
+	return nil, ""
+}
+
+// stop kills p's process group and waits for p to exit.
+func (p *fleetProc) stop(t *testing.T) {
+	t.Helper()
+	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+	select {
+	case <-p.exited:
+	case <-time.After(fleetStartWait):
+		t.Fatalf("%s did not exit after SIGKILL", p.name)
+	}
+}
+
+// fleetTail is the last n bytes of s.
+func fleetTail(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return "…" + s[len(s)-n:]
+}
+
+// fleetBuildCoderun builds the coderun command into a temporary directory.
+func fleetBuildCoderun(t *testing.T) string {
+	t.Helper()
+	goTool, err := exec.LookPath("go")
+	require.NoError(t, err, "building coderun needs the go command")
+	bin := filepath.Join(t.TempDir(), "coderun")
+	out, err := exec.Command(goTool, "build", "-o", bin, "github.com/coderun/coderun/cmd/coderun").CombinedOutput()
+	require.NoError(t, err, "go build: %s", out)
+	return bin
+}
+
+// fleetFreePort returns a loopback port that was free a moment ago.
+func fleetFreePort(t *testing.T) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	port := ln.Addr().(*net.TCPAddr).Port
+	require.NoError(t, ln.Close())
+	return port
+}
+
+// The health checks of the test's HAProxy: its figures are the ones
+// docs/deploy-fleet.md recommends, scaled down so that a change is seen
+// within a fraction of a second.
+const (
+	fleetCheckInter = 200 * time.Millisecond
+	fleetServerWait = 15 * time.Second // HAProxy's timeout server: above a run's --wall-time
+)
+
+// fleetHAProxyConfig is the configuration of an HAProxy listening on
+// 127.0.0.1:port in front of servers (name → address), with its stats
+// socket (for fleetServerStatus) at sock.
+func fleetHAProxyConfig(port int, sock string, names, addrs []string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, `global
+    stats socket %s mode 600 level admin
+    maxconn 1000
+    log stderr format raw local0
+
+defaults
+    mode http
+    log global
+    log-format "request %%s %%ST %%rc"
+    timeout connect 1s
+    timeout client 30s
+    timeout server %ds
+    timeout queue 5s
+    timeout http-request 5s
+    timeout check 1s
+    retries 2
+    option redispatch 1
+    retry-on conn-failure empty-response response-timeout 503
+
+frontend mcp
+    bind 127.0.0.1:%d
+    default_backend coderun
+
+backend coderun
+    balance leastconn
+    option httpchk GET /readyz
+    http-check expect status 200
+    default-server inter %dms fastinter %dms downinter %dms fall 1 rise 2
+    http-response set-header X-Replica %%s
+`, sock, int(fleetServerWait/time.Second), port, fleetCheckInter.Milliseconds(), fleetCheckInter.Milliseconds(), fleetCheckInter.Milliseconds())
+	for i, name := range names {
+		fmt.Fprintf(&b, "    server %s %s check\n", name, addrs[i])
+	}
+	return b.String()
+}
+
+// fleetHAProxy is a running HAProxy.
+type fleetHAProxy struct {
+	url  string // http://127.0.0.1:PORT/
+	sock string // its stats socket
+	proc *fleetProc
+}
+
+// fleetStartHAProxy starts HAProxy in front of the replicas names at
+// addrs, checks its configuration first, and waits until it sees every
+// server up.
+func fleetStartHAProxy(t *testing.T, bin string, names, addrs []string) *fleetHAProxy {
+	t.Helper()
+	dir := t.TempDir()
+	port := fleetFreePort(t)
+	h := &fleetHAProxy{url: fmt.Sprintf("http://127.0.0.1:%d/", port), sock: filepath.Join(dir, "stats.sock")}
+	cfg := filepath.Join(dir, "haproxy.cfg")
+	require.NoError(t, os.WriteFile(cfg, []byte(fleetHAProxyConfig(port, h.sock, names, addrs)), 0o600))
+	out, err := exec.Command(bin, "-c", "-f", cfg).CombinedOutput()
+	require.NoError(t, err, "haproxy -c: %s", out)
+	h.proc, _ = fleetStart(t, "haproxy", []string{bin, "-db", "-f", cfg}, nil, nil)
+	for _, name := range names {
+		h.waitStatus(t, name, "UP")
+	}
+	return h
+}
+
+// fleetServerStat is what HAProxy tells of a server of the backend.
+type fleetServerStat struct {
+	status   string // the state its health checks give it: "UP", "DOWN", "UP 1/2", …
+	sessions string // how many requests' connections it was given, in all (not the checks)
+}
+
+// status returns what HAProxy tells of each server of the backend.
+func (h *fleetHAProxy) status() (map[string]fleetServerStat, error) {
+	conn, err := net.DialTimeout("unix", h.sock, time.Second)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = conn.Close() }()
+	_ = conn.SetDeadline(time.Now().Add(5 * time.Second))
+	if _, err := io.WriteString(conn, "show stat\n"); err != nil {
+		return nil, err
+	}
+	body, err := io.ReadAll(conn)
+	if err != nil {
+		return nil, err
+	}
+	r := csv.NewReader(strings.NewReader(strings.TrimPrefix(string(body), "# ")))
+	r.FieldsPerRecord = -1
+	rows, err := r.ReadAll()
+	if err != nil || len(rows) == 0 {
+		return nil, fmt.Errorf("show stat: %v: %q", err, body)
+	}
+	col := map[string]int{}
+	for i, name := range rows[0] {
+		col[name] = i
+	}
+	got := map[string]fleetServerStat{}
+	for _, row := range rows[1:] {
+		if len(row) > max(col["status"], col["stot"]) && row[col["pxname"]] == "coderun" && row[col["svname"]] != "BACKEND" {
+			got[row[col["svname"]]] = fleetServerStat{status: row[col["status"]], sessions: row[col["stot"]]}
+		}
+	}
+	return got, nil
+}
+
+// waitStatus waits until HAProxy reports server name in state want, and
+// returns when it saw it and the server's sessions then.
+func (h *fleetHAProxy) waitStatus(t *testing.T, name, want string) (time.Time, string) {
+	t.Helper()
+	deadline := time.Now().Add(fleetStartWait)
+	var last map[string]fleetServerStat
+	var err error
+	for time.Now().Before(deadline) {
+		if last, err = h.status(); err == nil && last[name].status == want {
+			return time.Now(), last[name].sessions
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("HAProxy did not see %s %s within %v: %v %v", name, want, fleetStartWait, last, err)
+	return time.Time{}, ""
+}
+
+// fleetReadyz returns the status of GET /readyz at base, or 0 when the
+// request fails (nothing listens).
+func fleetReadyz(client *http.Client, base string) int {
+	resp, err := client.Get(strings.TrimSuffix(base, "/") + "/readyz")
+	if err != nil {
+		return 0
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	_ = resp.Body.Close()
+	return resp.StatusCode
+}
+
+// fleetRetried returns, from HAProxy's log (the line it writes for each
+// request: "request SERVER STATUS RETRIES"), how many requests it sent to
+// a server again after a failed try, and how many it answered with an
+// error of its own (5xx, no server).
+func fleetRetried(log string) (retried, unanswered int) {
+	for _, m := range fleetLogLine.FindAllStringSubmatch(log, -1) {
+		if m[3] != "0" {
+			retried++
+		}
+		if m[1] == "<NOSRV>" && strings.HasPrefix(m[2], "5") { // not a 408 for an idle keep-alive connection
+			unanswered++
+		}
+	}
+	return retried, unanswered
+}
+
+var fleetLogLine = regexp.MustCompile(`(?m)^request (\S+) (-?\d+) (\+?\d+)$`)
