@@ -212,6 +212,10 @@ type fleetFigures struct {
 	RunsPerSec float64 `json:"runs_per_second"`
 	P50Millis  float64 `json:"p50_ms"`
 	P99Millis  float64 `json:"p99_ms"`
+	// CPUSeconds is the CPU time the replicas and their upstreams used,
+	// and CPUMillisPerRun that per run answered (0 when unknown).
+	CPUSeconds      float64 `json:"replicas_cpu_seconds,omitempty"`
+	CPUMillisPerRun float64 `json:"replicas_cpu_ms_per_run,omitempty"`
 }
 
 // fleetMeasure returns the figures of records, a load of clients over

@@ -12,6 +12,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -309,3 +311,37 @@ func fleetRetried(log string) (retried, unanswered int) {
 }
 
 var fleetLogLine = regexp.MustCompile(`(?m)^request (\S+) (-?\d+) (\+?\d+)$`)
+
+// fleetGroupCPU returns the CPU time (user and system) the live processes
+// of the process groups pgids have used, from /proc (Linux; 0 elsewhere):
+// a replica and its upstream.
+func fleetGroupCPU(pgids ...int) time.Duration {
+	entries, _ := os.ReadDir("/proc")
+	var ticks int64
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime stime
+		i := bytes.LastIndexByte(b, ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(string(b[i+1:]))
+		if len(f) < 13 {
+			continue
+		}
+		pgrp, _ := strconv.Atoi(f[2])
+		if !slices.Contains(pgids, pgrp) {
+			continue
+		}
+		utime, _ := strconv.ParseInt(f[11], 10, 64)
+		stime, _ := strconv.ParseInt(f[12], 10, 64)
+		ticks += utime + stime
+	}
+	return time.Duration(ticks) * (time.Second / fleetClockTicks)
+}
+
+// fleetClockTicks is Linux's USER_HZ, the unit of /proc's CPU times.
+const fleetClockTicks = 100

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -97,6 +98,7 @@ func (r *fleetReplica) epoch() *fleetEpoch { return r.epochs[len(r.epochs)-1] }
 // $CODERUN_FLEET_REPORT when set.
 type fleetReport struct {
 	CPUs        int          `json:"cpus"`
+	LoadAverage string       `json:"load_average_before,omitempty"` // /proc/loadavg: what else the machine ran
 	One         fleetFigures `json:"one_replica"`
 	Three       fleetFigures `json:"three_replicas"`
 	Ratio       float64      `json:"throughput_ratio"`
@@ -124,17 +126,20 @@ func TestFleet(t *testing.T) {
 	f := &fleet{bin: fleetBuildCoderun(t), upstream: exe}
 	reps := []*fleetReplica{{name: "r0"}, {name: "r1"}, {name: "r2"}}
 	rep := fleetReport{CPUs: runtime.NumCPU()}
+	if b, err := os.ReadFile("/proc/loadavg"); err == nil {
+		rep.LoadAverage = strings.TrimSpace(string(b))
+	}
 
 	f.start(t, reps[0])
 	h := fleetStartHAProxy(t, haproxy, []string{"r0"}, []string{reps[0].addr})
-	rep.One = fleetPhase(t, h.url, 1, d.measure)
+	rep.One = fleetPhase(t, h.url, reps[:1], d.measure)
 	h.proc.stop(t)
 
 	f.start(t, reps[1])
 	f.start(t, reps[2])
 	names, addrs := []string{"r0", "r1", "r2"}, []string{reps[0].addr, reps[1].addr, reps[2].addr}
 	h = fleetStartHAProxy(t, haproxy, names, addrs)
-	rep.Three = fleetPhase(t, h.url, 3, d.measure)
+	rep.Three = fleetPhase(t, h.url, reps, d.measure)
 	rep.Ratio = rep.Three.RunsPerSec / rep.One.RunsPerSec
 
 	load := &fleetLoad{url: h.url, client: fleetHTTPClient(), budget: fleetCallBudget, maxPer: fleetMaxPer}
@@ -157,17 +162,26 @@ func TestFleet(t *testing.T) {
 	}
 }
 
-// fleetPhase drives url with the load for d and returns its figures; no
-// call may fail, since nothing does.
-func fleetPhase(t *testing.T, url string, replicas int, d time.Duration) fleetFigures {
+// fleetPhase drives url, served by reps, with the load for d and returns
+// its figures; no call may fail, since nothing does.
+func fleetPhase(t *testing.T, url string, reps []*fleetReplica, d time.Duration) fleetFigures {
 	t.Helper()
+	replicas := len(reps)
+	var pgids []int
+	for _, r := range reps {
+		pgids = append(pgids, r.proc.cmd.Process.Pid)
+	}
 	load := &fleetLoad{url: url, client: fleetHTTPClient(), budget: fleetCallBudget, maxPer: fleetMaxPer}
-	begin := time.Now()
+	cpu0, begin := fleetGroupCPU(pgids...), time.Now()
 	stop := load.run(fleetClients)
 	time.Sleep(d)
 	records, err := stop(2 * fleetCallBudget)
 	require.NoError(t, err)
 	figs := fleetMeasure(records, replicas, fleetClients, time.Since(begin))
+	if cpu := fleetGroupCPU(pgids...) - cpu0; cpu > 0 && figs.Runs > 0 {
+		figs.CPUSeconds = cpu.Seconds()
+		figs.CPUMillisPerRun = cpu.Seconds() * 1000 / float64(figs.Runs)
+	}
 	for _, r := range records {
 		require.True(t, r.ok, "with %d replica(s) and no fault, a %s call failed: %s", replicas, r.kind, r.err)
 		require.True(t, r.replica != "" && r.session != "", "HAProxy names the replica of every response")
