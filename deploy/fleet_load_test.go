@@ -216,6 +216,10 @@ type fleetFigures struct {
 	// and CPUMillisPerRun that per run answered (0 when unknown).
 	CPUSeconds      float64 `json:"replicas_cpu_seconds,omitempty"`
 	CPUMillisPerRun float64 `json:"replicas_cpu_ms_per_run,omitempty"`
+	// HAProxyCPUSeconds and ClientsCPUSeconds are the CPU time HAProxy and
+	// this test process (the load's clients) used meanwhile.
+	HAProxyCPUSeconds float64 `json:"haproxy_cpu_seconds,omitempty"`
+	ClientsCPUSeconds float64 `json:"clients_cpu_seconds,omitempty"`
 }
 
 // fleetMeasure returns the figures of records, a load of clients over

@@ -345,3 +345,12 @@ func fleetGroupCPU(pgids ...int) time.Duration {
 
 // fleetClockTicks is Linux's USER_HZ, the unit of /proc's CPU times.
 const fleetClockTicks = 100
+
+// fleetSelfCPU returns the CPU time this process has used.
+func fleetSelfCPU() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}

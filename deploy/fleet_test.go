@@ -132,14 +132,14 @@ func TestFleet(t *testing.T) {
 
 	f.start(t, reps[0])
 	h := fleetStartHAProxy(t, haproxy, []string{"r0"}, []string{reps[0].addr})
-	rep.One = fleetPhase(t, h.url, reps[:1], d.measure)
+	rep.One = fleetPhase(t, h, reps[:1], d.measure)
 	h.proc.stop(t)
 
 	f.start(t, reps[1])
 	f.start(t, reps[2])
 	names, addrs := []string{"r0", "r1", "r2"}, []string{reps[0].addr, reps[1].addr, reps[2].addr}
 	h = fleetStartHAProxy(t, haproxy, names, addrs)
-	rep.Three = fleetPhase(t, h.url, reps, d.measure)
+	rep.Three = fleetPhase(t, h, reps, d.measure)
 	rep.Ratio = rep.Three.RunsPerSec / rep.One.RunsPerSec
 
 	load := &fleetLoad{url: h.url, client: fleetHTTPClient(), budget: fleetCallBudget, maxPer: fleetMaxPer}
@@ -162,17 +162,18 @@ func TestFleet(t *testing.T) {
 	}
 }
 
-// fleetPhase drives url, served by reps, with the load for d and returns
+// fleetPhase drives h, in front of reps, with the load for d and returns
 // its figures; no call may fail, since nothing does.
-func fleetPhase(t *testing.T, url string, reps []*fleetReplica, d time.Duration) fleetFigures {
+func fleetPhase(t *testing.T, h *fleetHAProxy, reps []*fleetReplica, d time.Duration) fleetFigures {
 	t.Helper()
 	replicas := len(reps)
 	var pgids []int
 	for _, r := range reps {
 		pgids = append(pgids, r.proc.cmd.Process.Pid)
 	}
-	load := &fleetLoad{url: url, client: fleetHTTPClient(), budget: fleetCallBudget, maxPer: fleetMaxPer}
-	cpu0, begin := fleetGroupCPU(pgids...), time.Now()
+	hap := h.proc.cmd.Process.Pid
+	load := &fleetLoad{url: h.url, client: fleetHTTPClient(), budget: fleetCallBudget, maxPer: fleetMaxPer}
+	cpu0, hap0, self0, begin := fleetGroupCPU(pgids...), fleetGroupCPU(hap), fleetSelfCPU(), time.Now()
 	stop := load.run(fleetClients)
 	time.Sleep(d)
 	records, err := stop(2 * fleetCallBudget)
@@ -182,6 +183,7 @@ func fleetPhase(t *testing.T, url string, reps []*fleetReplica, d time.Duration)
 		figs.CPUSeconds = cpu.Seconds()
 		figs.CPUMillisPerRun = cpu.Seconds() * 1000 / float64(figs.Runs)
 	}
+	figs.HAProxyCPUSeconds, figs.ClientsCPUSeconds = (fleetGroupCPU(hap) - hap0).Seconds(), (fleetSelfCPU() - self0).Seconds()
 	for _, r := range records {
 		require.True(t, r.ok, "with %d replica(s) and no fault, a %s call failed: %s", replicas, r.kind, r.err)
 		require.True(t, r.replica != "" && r.session != "", "HAProxy names the replica of every response")
