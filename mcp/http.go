@@ -53,7 +53,8 @@ type HTTPOptions struct {
 }
 
 // HTTPHandler serves a Server over MCP's streamable HTTP transport, at any
-// path but /healthz, /readyz and /metrics (the Server's metrics, see
+// path but /healthz, /readyz (503 while draining or while the Server's
+// runs and queue are full) and /metrics (the Server's metrics, see
 // MetricsHandler, behind the token when there is one), with the checks of
 // HTTPOptions. It counts the requests it answers by status code
 // (coderun_http_requests_total). A DELETE
@@ -180,11 +181,7 @@ func (h *HTTPHandler) route(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.WriteString(w, "ok\n")
 		return
 	case "/readyz":
-		if !h.Ready() {
-			http.Error(w, "shutting down", http.StatusServiceUnavailable)
-			return
-		}
-		_, _ = io.WriteString(w, "ready\n")
+		h.readyz(w)
 		return
 	case "/metrics":
 		h.metrics.ServeHTTP(w, r)
@@ -193,8 +190,29 @@ func (h *HTTPHandler) route(w http.ResponseWriter, r *http.Request) {
 	h.mcp.ServeHTTP(w, r)
 }
 
+// readyz answers the readiness check: 200, or 503 while draining or
+// while the runs and the queue are full (with Retry-After), so that a load
+// balancer sends new calls to another replica until this one has room.
+func (h *HTTPHandler) readyz(w http.ResponseWriter) {
+	switch {
+	case !h.Ready():
+		http.Error(w, "shutting down", http.StatusServiceUnavailable)
+	case h.s.limiter.full():
+		h.retryAfter(w)
+		http.Error(w, "busy: "+h.s.limiter.fullError().Error(), http.StatusServiceUnavailable)
+	default:
+		_, _ = io.WriteString(w, "ready\n")
+	}
+}
+
+// retryAfter sets Retry-After to the queue's wait, in whole seconds (at
+// least 1): by then a run has finished or a queued call given up.
+func (h *HTTPHandler) retryAfter(w http.ResponseWriter) {
+	w.Header().Set("Retry-After", strconv.Itoa(max(1, int(math.Ceil(h.s.limiter.wait.Seconds())))))
+}
+
 // Ready reports whether the handler accepts MCP requests: true until
-// Shutdown.
+// Shutdown. (/readyz also fails while the runs and the queue are full.)
 func (h *HTTPHandler) Ready() bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -339,7 +357,7 @@ func (h *HTTPHandler) refuseBusy(w http.ResponseWriter, r *http.Request) bool {
 		return false
 	}
 	h.s.metrics.refused.WithLabelValues(refusedQueueFull).Inc()
-	w.Header().Set("Retry-After", strconv.Itoa(max(1, int(math.Ceil(h.s.limiter.wait.Seconds())))))
+	h.retryAfter(w)
 	http.Error(w, "Service Unavailable: "+h.s.limiter.fullError().Error(), http.StatusServiceUnavailable)
 	return true
 }

@@ -145,7 +145,8 @@ func TestMaxQueueWait(t *testing.T) {
 }
 
 // Over HTTP, a tools/call that finds the runs and the queue full gets 503
-// with Retry-After before any session reads it; other requests are served.
+// with Retry-After before any session reads it, and so does /readyz; other
+// requests are served, and /readyz answers 200 again once a run finished.
 func TestHTTPServerBusy(t *testing.T) {
 	gate, open := newGate()
 	defer open()
@@ -165,11 +166,24 @@ func TestHTTPServerBusy(t *testing.T) {
 	require.Equal(t, http.StatusServiceUnavailable, resp.StatusCode, body)
 	require.Equal(t, "3", resp.Header.Get("Retry-After"))
 	require.Contains(t, body, "server busy: 1 runs in flight (the server's --max-runs) and 0 waiting (--max-queued-runs), so the queue is full; retry later")
+	resp, err = http.Get(url + "/readyz")
+	require.NoError(t, err)
+	body = readAll(t, resp)
+	require.Equal(t, http.StatusServiceUnavailable, resp.StatusCode, "not ready while full, so that a load balancer routes away")
+	require.Equal(t, "3", resp.Header.Get("Retry-After"))
+	require.Contains(t, body, "busy: server busy: 1 runs in flight")
 
 	resp = rawPost(t, url, `{"jsonrpc":"2.0","id":3,"method":"tools/list"}`, map[string]string{"Mcp-Protocol-Version": "2025-11-25"})
 	body = readAll(t, resp)
 	require.Equal(t, http.StatusOK, resp.StatusCode, body)
 	require.Contains(t, body, `"run_code"`)
+
+	open()
+	waitCounts(t, s, 0, 0)
+	resp, err = http.Get(url + "/readyz")
+	require.NoError(t, err)
+	body = readAll(t, resp)
+	require.Equal(t, http.StatusOK, resp.StatusCode, "ready again once a run finished: %s", body)
 }
 
 func readAll(t *testing.T, resp *http.Response) string {
