@@ -15,42 +15,25 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/coderun/coderun/internal/testenv"
 )
 
 // fleetStartWait bounds how long the test waits for a process to start
 // serving or for HAProxy to see a change: only a broken setup reaches it.
 const fleetStartWait = 30 * time.Second
 
-// fleetBuffer is a bytes.Buffer safe for a writer and readers.
-type fleetBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *fleetBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *fleetBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // fleetProc is a process the test started, in a process group of its own
 // that t.Cleanup kills.
 type fleetProc struct {
 	name   string
 	cmd    *exec.Cmd
-	stderr *fleetBuffer
+	stderr *testenv.Buffer
 	exited chan struct{} // closed once it has exited
 	err    error         // its exit, once exited is closed
 }
@@ -67,7 +50,7 @@ func fleetStart(t *testing.T, name string, argv, env []string, ready *regexp.Reg
 	require.NoError(t, err)
 	cmd.Stdout = io.Discard
 	require.NoError(t, cmd.Start(), "starting %s", name)
-	p := &fleetProc{name: name, cmd: cmd, stderr: &fleetBuffer{}, exited: make(chan struct{})}
+	p := &fleetProc{name: name, cmd: cmd, stderr: &testenv.Buffer{}, exited: make(chan struct{})}
 	found := make(chan string, 1)
 	go func() {
 		lines := bufio.NewScanner(pipe)
