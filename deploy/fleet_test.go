@@ -24,7 +24,7 @@ import (
 // load: the run's wall time plus a margin for the queue, the upstream and
 // HAProxy's retries. A call still unanswered at its deadline is a hang.
 const (
-	fleetWallTime   = 5 * time.Second
+	fleetWallTime   = 10 * time.Second
 	fleetCallBudget = fleetWallTime + 5*time.Second
 	fleetClients    = 8
 	fleetMaxPer     = 100000 // calls per client, a bound besides the time
@@ -237,18 +237,26 @@ func fleetFaults(t *testing.T, f *fleet, h *fleetHAProxy, reps []*fleetReplica, 
 }
 
 // fleetDrain holds a run on r, sends r SIGTERM, and while its /readyz is
-// polled directly (fleetPollDrain) waits until HAProxy sees it down; then
-// waits for the held run's answer and r's exit. From the moment HAProxy
-// saw r down until r exited, HAProxy must have given r no request.
+// polled directly (fleetPollDrain) waits until HAProxy sees it down and
+// /readyz has answered 503; then it lets the held run end, and waits for
+// its answer and r's exit. From the moment HAProxy saw r down until r
+// exited, HAProxy must have given r no request.
 func fleetDrain(t *testing.T, h *fleetHAProxy, r *fleetReplica, tl *fleetTimeline) {
 	t.Helper()
-	held := fleetHoldRun(t, r)
+	held, release := fleetHoldRun(t, r)
 	e := r.epoch()
 	e.term = time.Now()
-	polled := make(chan fleetDrainPolls, 1)
-	go func() { polled <- fleetPollDrain(r) }()
+	firstBusy, polled := make(chan struct{}), make(chan fleetDrainPolls, 1)
+	go func() { polled <- fleetPollDrain(r, firstBusy) }()
 	require.NoError(t, r.proc.cmd.Process.Signal(syscall.SIGTERM))
 	downAt, atDown := h.waitStatus(t, r.name, "DOWN")
+	select { // the drain lasts until both were seen: the held run goes on until then
+	case <-firstBusy:
+	case p := <-polled:
+		require.NoError(t, p.err)
+		t.Fatalf("%s stopped draining before its /readyz answered 503", r.name)
+	}
+	release()
 	p := <-polled
 	require.NoError(t, p.err)
 	e.notReady, e.end, tl.drainPolls = p.first, time.Now(), p.n
@@ -264,15 +272,19 @@ func fleetDrain(t *testing.T, h *fleetHAProxy, r *fleetReplica, tl *fleetTimelin
 }
 
 // fleetHoldRun starts, directly on r, a run that is under way (it has
-// called the upstream) when fleetHoldRun returns, and lasts 2 s more;
-// the channel gets what it answered.
-func fleetHoldRun(t *testing.T, r *fleetReplica) <-chan string {
+// called the upstream) when fleetHoldRun returns, and goes on until
+// release is called (within its wall time); the channel gets what it
+// answered.
+func fleetHoldRun(t *testing.T, r *fleetReplica) (answer <-chan string, release func()) {
 	t.Helper()
 	cs, err := sdk.NewClient(&sdk.Implementation{Name: "fleet-hold", Version: "1"}, nil).
 		Connect(context.Background(), &sdk.StreamableClientTransport{Endpoint: r.url()}, nil)
 	require.NoError(t, err)
-	mark := filepath.Join(t.TempDir(), "held")
-	code := fmt.Sprintf(`await data.touch({path: %q}); await new Promise(r => setTimeout(r, 2000)); return "drained"`, mark)
+	dir := t.TempDir()
+	mark, done := filepath.Join(dir, "held"), filepath.Join(dir, "release")
+	code := fmt.Sprintf(`await data.touch({path: %q});
+while (!(await data.exists({path: %q})).exists) await new Promise(r => setTimeout(r, 20));
+return "drained";`, mark, done)
 	out := make(chan string, 1)
 	go func() {
 		defer func() { _ = cs.Close() }()
@@ -285,15 +297,16 @@ func fleetHoldRun(t *testing.T, r *fleetReplica) <-chan string {
 		}
 		out <- fleetText(res)
 	}()
+	release = func() { require.NoError(t, os.WriteFile(done, nil, 0o600)) }
 	deadline := time.Now().Add(fleetStartWait)
 	for time.Now().Before(deadline) {
 		if _, err := os.Stat(mark); err == nil {
-			return out
+			return out, release
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
 	t.Fatalf("the held run did not reach the upstream within %v", fleetStartWait)
-	return nil
+	return nil, nil
 }
 
 // fleetDrainPolls is what polling a draining replica's /readyz saw.
@@ -305,9 +318,10 @@ type fleetDrainPolls struct {
 
 // fleetPollDrain polls r's /readyz directly, on a new connection each
 // time as a health check does, from its SIGTERM until nothing answers and
-// r has exited. Once /readyz answered 503 it must never answer 200 again,
-// and it must answer 503 at least once: r drains a run held on it.
-func fleetPollDrain(r *fleetReplica) fleetDrainPolls {
+// r has exited; it closes firstBusy at the first 503. Once /readyz
+// answered 503 it must never answer 200 again, and it must answer 503 at
+// least once: r drains a run held on it.
+func fleetPollDrain(r *fleetReplica, firstBusy chan<- struct{}) fleetDrainPolls {
 	client := &http.Client{Timeout: time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
 	var p fleetDrainPolls
 	for deadline := time.Now().Add(fleetStartWait); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
@@ -315,6 +329,7 @@ func fleetPollDrain(r *fleetReplica) fleetDrainPolls {
 		case code == http.StatusServiceUnavailable:
 			if p.n++; p.first.IsZero() {
 				p.first = time.Now()
+				close(firstBusy)
 			}
 		case code == 0:
 			select {

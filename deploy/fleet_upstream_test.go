@@ -55,8 +55,9 @@ func fleetRowsOf(n, seed int) fleetRows {
 
 // fleetServeUpstream serves, on stdio until the replica leaves, the tools
 // rows (data after a random latency of 0 to 50 ms, as a remote API's),
-// fail (always an error) and touch (creates a file, which tells the test
-// that a run has reached it).
+// fail (always an error), touch (creates a file, which tells the test
+// that a run has reached it) and exists (whether a file exists, which the
+// test creates to let a run end).
 func fleetServeUpstream() {
 	s := sdk.NewServer(&sdk.Implementation{Name: "data", Version: "1"}, nil)
 	sdk.AddTool(s, &sdk.Tool{Name: "rows", Description: "Rows of a data set: {items: [{id, group, value}]}."},
@@ -84,6 +85,11 @@ func fleetServeUpstream() {
 	sdk.AddTool(s, &sdk.Tool{Name: "touch", Description: "Creates an empty file."},
 		func(_ context.Context, _ *sdk.CallToolRequest, p path) (*sdk.CallToolResult, any, error) {
 			return nil, map[string]bool{"ok": true}, os.WriteFile(p.Path, nil, 0o600)
+		})
+	sdk.AddTool(s, &sdk.Tool{Name: "exists", Description: "Whether a file exists."},
+		func(_ context.Context, _ *sdk.CallToolRequest, p path) (*sdk.CallToolResult, map[string]bool, error) {
+			_, err := os.Stat(p.Path)
+			return nil, map[string]bool{"exists": err == nil}, nil
 		})
 	_ = s.Run(context.Background(), &sdk.StdioTransport{})
 }
