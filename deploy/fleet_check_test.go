@@ -8,7 +8,7 @@ import (
 
 // fleetCheck asserts what must hold of phase c's records, given when the
 // faults happened, and returns how many calls failed in flight on the
-// killed replica and the /readyz 503s seen while draining:
+// killed replica, by backend, and the /readyz 503s seen while draining:
 //   - every call was answered (a value or an error) before its deadline;
 //   - a failed call was in flight through the kill window (sent before
 //     HAProxy saw r1 down, ended after the SIGKILL) and was answered by r1
@@ -22,8 +22,9 @@ import (
 //     SIGTERM takes effect when the process handles it, which the first
 //     /readyz 503 shows);
 //   - after the restarts every replica answered calls.
-func fleetCheck(t *testing.T, records []fleetRecord, reps []*fleetReplica, tl fleetTimeline) (killFailed, drainPolls int) {
+func fleetCheck(t *testing.T, records []fleetRecord, reps []*fleetReplica, tl fleetTimeline) (killFailed map[string]int, drainPolls int) {
 	t.Helper()
+	killFailed = map[string]int{}
 	byName := map[string]*fleetReplica{}
 	for _, r := range reps {
 		byName[r.name] = r
@@ -41,7 +42,10 @@ func fleetCheck(t *testing.T, records []fleetRecord, reps []*fleetReplica, tl fl
 			require.True(t, inWindow && (rec.replica == r1.name || rec.replica == ""),
 				"call %d (%s, replica %q, status %d, sent %v after the SIGKILL, ended %v after it) failed outside the kill of %s: %s",
 				i, rec.kind, rec.replica, rec.status, rec.sent.Sub(tl.killAt), rec.ended.Sub(tl.killAt), r1.name, rec.err)
-			killFailed++
+			if killFailed[rec.backend]++; killFailed[rec.backend] <= 3 {
+				t.Logf("in flight on %s when it was killed, through %s: answered by %q with status %d after %v: %s",
+					r1.name, rec.backend, rec.replica, rec.status, rec.ended.Sub(rec.sent), rec.err)
+			}
 			continue
 		}
 		r := byName[rec.replica]

@@ -17,6 +17,7 @@ import (
 // fleetRecord is what happened to one request of the load.
 type fleetRecord struct {
 	kind    string // the program's kind, or "initialize" for a failed connect
+	backend string // the HAProxy backend it went through
 	sent    time.Time
 	ended   time.Time
 	replica string // the X-Replica of the response to the request, "" without one
@@ -74,10 +75,11 @@ func fleetHTTPClient() *http.Client {
 
 // fleetLoad drives url with concurrent MCP clients until stopped.
 type fleetLoad struct {
-	url    string
-	client *http.Client
-	budget time.Duration // every call's deadline: the run's wall time plus a margin
-	maxPer int           // calls per client at most, whatever the time
+	backend string // the HAProxy backend of url
+	url     string
+	client  *http.Client
+	budget  time.Duration // every call's deadline: the run's wall time plus a margin
+	maxPer  int           // calls per client at most, whatever the time
 
 	next    atomic.Int64 // the next program's index
 	mu      sync.Mutex
@@ -155,7 +157,7 @@ func (l *fleetLoad) connect() (*sdk.ClientSession, string, error) {
 		Connect(context.WithValue(ctx, fleetCallKey{}, call), &sdk.StreamableClientTransport{Endpoint: l.url, HTTPClient: l.client}, nil)
 	if err != nil {
 		call.mu.Lock()
-		l.add(fleetRecord{kind: "initialize", sent: sent, ended: time.Now(), replica: call.replica, status: call.status,
+		l.add(fleetRecord{kind: "initialize", backend: l.backend, sent: sent, ended: time.Now(), replica: call.replica, status: call.status,
 			err: err.Error(), hang: errors.Is(err, context.DeadlineExceeded)})
 		call.mu.Unlock()
 		return nil, "", err
@@ -171,7 +173,7 @@ func (l *fleetLoad) call(cs *sdk.ClientSession, session string, p fleetProgram) 
 	ctx, cancel := context.WithTimeout(context.Background(), l.budget)
 	defer cancel()
 	c := &fleetCall{}
-	rec := fleetRecord{kind: p.kind, session: session, sent: time.Now()}
+	rec := fleetRecord{kind: p.kind, backend: l.backend, session: session, sent: time.Now()}
 	res, err := cs.CallTool(context.WithValue(ctx, fleetCallKey{}, c), &sdk.CallToolParams{Name: "run_code", Arguments: map[string]any{"code": p.code}})
 	rec.ended = time.Now()
 	c.mu.Lock()

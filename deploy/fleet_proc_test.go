@@ -141,10 +141,22 @@ const (
 	fleetServerWait = 15 * time.Second // HAProxy's timeout server: above a run's --wall-time
 )
 
+// fleetBackends are the backends of the test's HAProxy, in front of the
+// same replicas: coderun retries as docs/deploy-fleet.md's configuration
+// does with empty-response and response-timeout added (a run that may
+// have started is run again), coderun_safe only what never started a run
+// (a connection refused, a 503).
+var fleetBackends = []struct{ name, retryOn string }{
+	{"coderun", "conn-failure empty-response response-timeout 503"},
+	{"coderun_safe", "conn-failure 503"},
+}
+
 // fleetHAProxyConfig is the configuration of an HAProxy listening on
-// 127.0.0.1:port in front of servers (name → address), with its stats
-// socket (for fleetServerStatus) at sock.
-func fleetHAProxyConfig(port int, sock string, names, addrs []string) string {
+// 127.0.0.1 at ports (one per backend of fleetBackends) in front of
+// servers (names at addrs), with its stats socket at sock. HAProxy names
+// the server it chose in X-Replica, also on a response of its own (a 502
+// when the server died mid-request).
+func fleetHAProxyConfig(ports []int, sock string, names, addrs []string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, `global
     stats socket %s mode 600 level admin
@@ -154,7 +166,7 @@ func fleetHAProxyConfig(port int, sock string, names, addrs []string) string {
 defaults
     mode http
     log global
-    log-format "request %%s %%ST %%rc"
+    log-format "request %%b %%s %%ST %%rc"
     timeout connect 1s
     timeout client 30s
     timeout server %ds
@@ -163,29 +175,33 @@ defaults
     timeout check 1s
     retries 2
     option redispatch 1
-    retry-on conn-failure empty-response response-timeout 503
-
-frontend mcp
+`, sock, int(fleetServerWait/time.Second))
+	inter := fleetCheckInter.Milliseconds()
+	for i, be := range fleetBackends {
+		fmt.Fprintf(&b, `
+frontend %s
     bind 127.0.0.1:%d
-    default_backend coderun
+    default_backend %s
 
-backend coderun
+backend %s
+    retry-on %s
     balance leastconn
     option httpchk GET /readyz
     http-check expect status 200
     default-server inter %dms fastinter %dms downinter %dms fall 1 rise 2
-    http-response set-header X-Replica %%s
-`, sock, int(fleetServerWait/time.Second), port, fleetCheckInter.Milliseconds(), fleetCheckInter.Milliseconds(), fleetCheckInter.Milliseconds())
-	for i, name := range names {
-		fmt.Fprintf(&b, "    server %s %s check\n", name, addrs[i])
+    http-after-response set-header X-Replica %%s
+`, be.name, ports[i], be.name, be.name, be.retryOn, inter, inter, inter)
+		for j, name := range names {
+			fmt.Fprintf(&b, "    server %s %s check\n", name, addrs[j])
+		}
 	}
 	return b.String()
 }
 
 // fleetHAProxy is a running HAProxy.
 type fleetHAProxy struct {
-	url  string // http://127.0.0.1:PORT/
-	sock string // its stats socket
+	urls []string // http://127.0.0.1:PORT/ of each of fleetBackends
+	sock string   // its stats socket
 	proc *fleetProc
 }
 
@@ -195,10 +211,14 @@ type fleetHAProxy struct {
 func fleetStartHAProxy(t *testing.T, bin string, names, addrs []string) *fleetHAProxy {
 	t.Helper()
 	dir := t.TempDir()
-	port := fleetFreePort(t)
-	h := &fleetHAProxy{url: fmt.Sprintf("http://127.0.0.1:%d/", port), sock: filepath.Join(dir, "stats.sock")}
+	h := &fleetHAProxy{sock: filepath.Join(dir, "stats.sock")}
+	var ports []int
+	for range fleetBackends {
+		ports = append(ports, fleetFreePort(t))
+		h.urls = append(h.urls, fmt.Sprintf("http://127.0.0.1:%d/", ports[len(ports)-1]))
+	}
 	cfg := filepath.Join(dir, "haproxy.cfg")
-	require.NoError(t, os.WriteFile(cfg, []byte(fleetHAProxyConfig(port, h.sock, names, addrs)), 0o600))
+	require.NoError(t, os.WriteFile(cfg, []byte(fleetHAProxyConfig(ports, h.sock, names, addrs)), 0o600))
 	out, err := exec.Command(bin, "-c", "-f", cfg).CombinedOutput()
 	require.NoError(t, err, "haproxy -c: %s", out)
 	h.proc, _ = fleetStart(t, "haproxy", []string{bin, "-db", "-f", cfg}, nil, nil)
@@ -208,13 +228,13 @@ func fleetStartHAProxy(t *testing.T, bin string, names, addrs []string) *fleetHA
 	return h
 }
 
-// fleetServerStat is what HAProxy tells of a server of the backend.
+// fleetServerStat is what HAProxy tells of a server in a backend.
 type fleetServerStat struct {
 	status   string // the state its health checks give it: "UP", "DOWN", "UP 1/2", …
-	sessions string // how many requests' connections it was given, in all (not the checks)
+	sessions int    // how many requests' connections it was given, in all (not the checks)
 }
 
-// status returns what HAProxy tells of each server of the backend.
+// status returns what HAProxy tells of each server ("BACKEND/SERVER").
 func (h *fleetHAProxy) status() (map[string]fleetServerStat, error) {
 	conn, err := net.DialTimeout("unix", h.sock, time.Second)
 	if err != nil {
@@ -241,28 +261,38 @@ func (h *fleetHAProxy) status() (map[string]fleetServerStat, error) {
 	}
 	got := map[string]fleetServerStat{}
 	for _, row := range rows[1:] {
-		if len(row) > max(col["status"], col["stot"]) && row[col["pxname"]] == "coderun" && row[col["svname"]] != "BACKEND" {
-			got[row[col["svname"]]] = fleetServerStat{status: row[col["status"]], sessions: row[col["stot"]]}
+		if len(row) > max(col["status"], col["stot"]) && row[col["svname"]] != "BACKEND" && row[col["svname"]] != "FRONTEND" {
+			n, _ := strconv.Atoi(row[col["stot"]])
+			got[row[col["pxname"]]+"/"+row[col["svname"]]] = fleetServerStat{status: row[col["status"]], sessions: n}
 		}
 	}
 	return got, nil
 }
 
-// waitStatus waits until HAProxy reports server name in state want, and
-// returns when it saw it and the server's sessions then.
-func (h *fleetHAProxy) waitStatus(t *testing.T, name, want string) (time.Time, string) {
+// waitStatus waits until every backend of HAProxy has server name in
+// state want, and returns when it saw it and the server's sessions then,
+// all backends together.
+func (h *fleetHAProxy) waitStatus(t *testing.T, name, want string) (time.Time, int) {
 	t.Helper()
 	deadline := time.Now().Add(fleetStartWait)
 	var last map[string]fleetServerStat
 	var err error
 	for time.Now().Before(deadline) {
-		if last, err = h.status(); err == nil && last[name].status == want {
-			return time.Now(), last[name].sessions
+		if last, err = h.status(); err == nil {
+			sessions, all := 0, true
+			for _, be := range fleetBackends {
+				st := last[be.name+"/"+name]
+				sessions += st.sessions
+				all = all && st.status == want
+			}
+			if all {
+				return time.Now(), sessions
+			}
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
 	t.Fatalf("HAProxy did not see %s %s within %v: %v %v", name, want, fleetStartWait, last, err)
-	return time.Time{}, ""
+	return time.Time{}, 0
 }
 
 // fleetReadyz returns the status of GET /readyz at base, or 0 when the
@@ -278,7 +308,7 @@ func fleetReadyz(client *http.Client, base string) int {
 }
 
 // fleetRetried returns, from HAProxy's log (the line it writes for each
-// request: "request SERVER STATUS RETRIES"), how many requests it sent to
+// request: "request BACKEND SERVER STATUS RETRIES"), how many requests it sent to
 // a server again after a failed try, and how many it answered with an
 // error of its own (5xx, no server).
 func fleetRetried(log string) (retried, unanswered int) {
@@ -293,7 +323,7 @@ func fleetRetried(log string) (retried, unanswered int) {
 	return retried, unanswered
 }
 
-var fleetLogLine = regexp.MustCompile(`(?m)^request (\S+) (-?\d+) (\+?\d+)$`)
+var fleetLogLine = regexp.MustCompile(`(?m)^request \S+ (\S+) (-?\d+) (\+?\d+)$`)
 
 // fleetGroupCPU returns the CPU time (user and system) the live processes
 // of the process groups pgids have used, from /proc (Linux; 0 elsewhere):

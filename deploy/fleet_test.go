@@ -97,18 +97,19 @@ func (r *fleetReplica) epoch() *fleetEpoch { return r.epochs[len(r.epochs)-1] }
 // fleetReport is what the test measured, logged and written to
 // $CODERUN_FLEET_REPORT when set.
 type fleetReport struct {
-	CPUs        int          `json:"cpus"`
-	LoadAverage string       `json:"load_average_before,omitempty"` // /proc/loadavg: what else the machine ran
-	One         fleetFigures `json:"one_replica"`
-	Three       fleetFigures `json:"three_replicas"`
-	Ratio       float64      `json:"throughput_ratio"`
-	Faults      fleetFigures `json:"during_faults"`
-	KillFailed  int          `json:"failed_in_flight_on_killed_replica"`
-	DrainPolls  int          `json:"readyz_503_polls_while_draining"`
-	DrainSeenMS float64      `json:"haproxy_saw_drain_after_ms"`
-	Retried     int          `json:"retried_by_haproxy"`
-	NoServer    int          `json:"answered_by_haproxy_without_a_server"`
-	TestSeconds float64      `json:"test_seconds"`
+	CPUs        int            `json:"cpus"`
+	LoadAverage string         `json:"load_average_before,omitempty"` // /proc/loadavg: what else the machine ran
+	One         fleetFigures   `json:"one_replica"`
+	Three       fleetFigures   `json:"three_replicas"`
+	Ratio       float64        `json:"throughput_ratio"`
+	Faults      fleetFigures   `json:"during_faults"`
+	KillFailed  map[string]int `json:"failed_in_flight_on_killed_replica"` // by backend
+	KilledRun   string         `json:"run_held_on_killed_replica"`
+	DrainPolls  int            `json:"readyz_503_polls_while_draining"`
+	DrainSeenMS float64        `json:"haproxy_saw_drain_after_ms"`
+	Retried     int            `json:"retried_by_haproxy"`
+	NoServer    int            `json:"answered_by_haproxy_without_a_server"`
+	TestSeconds float64        `json:"test_seconds"`
 }
 
 // TestFleet runs three `coderun mcp --http --stateless` replicas behind
@@ -142,14 +143,22 @@ func TestFleet(t *testing.T) {
 	rep.Three = fleetPhase(t, h, reps, d.measure)
 	rep.Ratio = rep.Three.RunsPerSec / rep.One.RunsPerSec
 
-	load := &fleetLoad{url: h.url, client: fleetHTTPClient(), budget: fleetCallBudget, maxPer: fleetMaxPer}
-	stopLoad := load.run(fleetClients)
+	var stops []func(time.Duration) ([]fleetRecord, error)
+	for i, be := range fleetBackends { // half the clients through each backend
+		load := &fleetLoad{backend: be.name, url: h.urls[i], client: fleetHTTPClient(), budget: fleetCallBudget, maxPer: fleetMaxPer}
+		stops = append(stops, load.run(fleetClients/len(fleetBackends)))
+	}
 	phaseStart := time.Now()
 	tl := fleetFaults(t, f, h, reps, d)
-	records, err := stopLoad(2 * fleetCallBudget)
-	require.NoError(t, err)
+	var records []fleetRecord
+	for _, stop := range stops {
+		recs, err := stop(2 * fleetCallBudget)
+		require.NoError(t, err)
+		records = append(records, recs...)
+	}
 	rep.Faults = fleetMeasure(records, 3, fleetClients, time.Since(phaseStart))
 	rep.KillFailed, rep.DrainPolls = fleetCheck(t, records, reps, tl)
+	rep.KilledRun = tl.killedRun
 	rep.DrainSeenMS = float64(tl.drainSeen.Microseconds()) / 1000
 	rep.Retried, rep.NoServer = fleetRetried(h.proc.stderr.String())
 	rep.TestSeconds = time.Since(began).Seconds()
@@ -172,7 +181,7 @@ func fleetPhase(t *testing.T, h *fleetHAProxy, reps []*fleetReplica, d time.Dura
 		pgids = append(pgids, r.proc.cmd.Process.Pid)
 	}
 	hap := h.proc.cmd.Process.Pid
-	load := &fleetLoad{url: h.url, client: fleetHTTPClient(), budget: fleetCallBudget, maxPer: fleetMaxPer}
+	load := &fleetLoad{backend: fleetBackends[0].name, url: h.urls[0], client: fleetHTTPClient(), budget: fleetCallBudget, maxPer: fleetMaxPer}
 	cpu0, hap0, self0, begin := fleetGroupCPU(pgids...), fleetGroupCPU(hap), fleetSelfCPU(), time.Now()
 	stop := load.run(fleetClients)
 	time.Sleep(d)
@@ -205,6 +214,7 @@ func fleetPhase(t *testing.T, h *fleetHAProxy, reps []*fleetReplica, d time.Dura
 type fleetTimeline struct {
 	killAt     time.Time     // SIGKILL sent to r1
 	killSeenAt time.Time     // HAProxy saw r1 down
+	killedRun  string        // what the run held on r1 when it was killed answered
 	allUpAt    time.Time     // HAProxy saw every replica up again
 	drained    string        // what the run held on r2 through its drain answered
 	drainPolls int           // /readyz answers 503 while r2 drained
@@ -212,8 +222,8 @@ type fleetTimeline struct {
 }
 
 // fleetFaults runs phase c's faults while the load goes on: after d.warm,
-// SIGKILL r1 (its process group, as a crash of its container would), wait
-// until HAProxy sees it down and restart it; then drain r2 (fleetDrain)
+// SIGKILL r1 (its process group, as a crash of its container would) while
+// a run is held on it, wait until HAProxy sees it down and restart it; then drain r2 (fleetDrain)
 // and restart it, and let the load go on for d.after once HAProxy sees all
 // three up.
 func fleetFaults(t *testing.T, f *fleet, h *fleetHAProxy, reps []*fleetReplica, d fleetDurations) fleetTimeline {
@@ -221,10 +231,18 @@ func fleetFaults(t *testing.T, f *fleet, h *fleetHAProxy, reps []*fleetReplica, 
 	var tl fleetTimeline
 	time.Sleep(d.warm)
 	r1, r2 := reps[1], reps[2]
+	killed, _ := fleetHoldRun(t, r1)
 	tl.killAt = time.Now()
 	r1.epoch().end = tl.killAt
 	r1.proc.stop(t)
 	tl.killSeenAt, _ = h.waitStatus(t, "r1", "DOWN")
+	select { // its client gets an error, before the call's deadline
+	case tl.killedRun = <-killed:
+	case <-time.After(fleetCallBudget):
+		t.Fatal("the run held on the killed replica got no answer")
+	}
+	require.True(t, strings.HasPrefix(tl.killedRun, "error: ") && !strings.Contains(tl.killedRun, "deadline exceeded"),
+		"the run held on the killed replica: %s", tl.killedRun)
 	f.start(t, r1)
 	h.waitStatus(t, "r1", "UP")
 
