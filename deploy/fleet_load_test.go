@@ -214,6 +214,8 @@ type fleetFigures struct {
 	RunsPerSec float64 `json:"runs_per_second"`
 	P50Millis  float64 `json:"p50_ms"`
 	P99Millis  float64 `json:"p99_ms"`
+	// PerReplica is how many of the runs each replica answered.
+	PerReplica map[string]int `json:"per_replica"`
 	// CPUSeconds is the CPU time the replicas and their upstreams used,
 	// and CPUMillisPerRun that per run answered (0 when unknown).
 	CPUSeconds      float64 `json:"replicas_cpu_seconds,omitempty"`
@@ -228,7 +230,7 @@ type fleetFigures struct {
 // elapsed: the runs answered as they must be, per second, and the
 // percentiles of their latency.
 func fleetMeasure(records []fleetRecord, replicas, clients int, elapsed time.Duration) fleetFigures {
-	f := fleetFigures{Replicas: replicas, Clients: clients, Seconds: elapsed.Seconds()}
+	f := fleetFigures{Replicas: replicas, Clients: clients, Seconds: elapsed.Seconds(), PerReplica: map[string]int{}}
 	var lat []time.Duration
 	for _, r := range records {
 		if !r.ok {
@@ -236,6 +238,7 @@ func fleetMeasure(records []fleetRecord, replicas, clients int, elapsed time.Dur
 			continue
 		}
 		f.Runs++
+		f.PerReplica[r.replica]++
 		lat = append(lat, r.ended.Sub(r.sent))
 	}
 	f.RunsPerSec = float64(f.Runs) / elapsed.Seconds()
