@@ -115,9 +115,10 @@ type fleetReport struct {
 // TestFleet runs three `coderun mcp --http --stateless` replicas behind
 // HAProxy, health-checking /readyz, under a load of concurrent MCP clients
 // (the Go SDK's) running a mix of programs that call an upstream: (a) 1
-// replica, then (b) 3, measured; (c) during the load one replica is
-// killed (SIGKILL), another drained (SIGTERM), and both restarted on their
-// ports. See fleetCheck for what must hold.
+// replica, then (b) 3, measured; (c) with half the clients through each
+// of fleetBackends, one replica is killed (SIGKILL) during the load,
+// another drained (SIGTERM), and both restarted on their ports. See
+// fleetFaults, fleetDrain and fleetCheck for what must hold.
 func TestFleet(t *testing.T) {
 	haproxy := testenv.HAProxy(t)
 	began := time.Now()
