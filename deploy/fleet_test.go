@@ -49,8 +49,6 @@ func fleetDurationsFor(long bool) fleetDurations {
 // fleetEpoch is one life of a replica's process.
 type fleetEpoch struct {
 	start    time.Time // the process was started
-	ready    time.Time // it printed its address: it listens, /readyz answers 200
-	term     time.Time // SIGTERM was sent (zero: never)
 	notReady time.Time // its /readyz first answered 503 (zero: not seen)
 	end      time.Time // SIGKILL was sent or its exit seen (zero: ran to the end)
 }
@@ -84,7 +82,6 @@ func (f *fleet) start(t *testing.T, r *fleetReplica) {
 	r.proc, r.addr = fleetStart(t, r.name, []string{f.bin, "mcp", "--http", addr, "--stateless",
 		"--wall-time", fleetWallTime.String(), "--shutdown-grace", "10s", "--log-level", "warn",
 		"--upstream", "data='" + f.upstream + "'"}, []string{fleetUpstreamEnv + "=1"}, fleetServing)
-	e.ready = time.Now()
 	r.epochs = append(r.epochs, e)
 }
 
@@ -264,7 +261,6 @@ func fleetDrain(t *testing.T, h *fleetHAProxy, r *fleetReplica, tl *fleetTimelin
 	t.Helper()
 	held, release := fleetHoldRun(t, r)
 	e := r.epoch()
-	e.term = time.Now()
 	firstBusy, polled := make(chan struct{}), make(chan fleetDrainPolls, 1)
 	go func() { polled <- fleetPollDrain(r, firstBusy) }()
 	require.NoError(t, r.proc.cmd.Process.Signal(syscall.SIGTERM))
