@@ -6,6 +6,7 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"os"
@@ -123,10 +124,32 @@ func fleetBuildCoderun(t *testing.T) string {
 	return bin
 }
 
-// fleetFreePort returns a loopback port that was free a moment ago.
+// fleetFreePort returns a loopback port that was free a moment ago, below
+// the range the kernel picks the local ports of outgoing connections from
+// (Linux's ip_local_port_range): there, no connection takes it as its own
+// while a killed replica's port waits for the replica's restart.
 func fleetFreePort(t *testing.T) int {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	low := 32768 // Linux's default
+	if b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range"); err == nil {
+		if f := strings.Fields(string(b)); len(f) == 2 {
+			if n, err := strconv.Atoi(f[0]); err == nil {
+				low = n
+			}
+		}
+	}
+	const first = 10000
+	for range 200 {
+		if low <= first {
+			break
+		}
+		port := first + rand.IntN(low-first)
+		if ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port)); err == nil {
+			require.NoError(t, ln.Close())
+			return port
+		}
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0") // any, then
 	require.NoError(t, err)
 	port := ln.Addr().(*net.TCPAddr).Port
 	require.NoError(t, ln.Close())

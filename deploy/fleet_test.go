@@ -76,7 +76,7 @@ func (f *fleet) start(t *testing.T, r *fleetReplica) {
 	t.Helper()
 	addr := r.addr
 	if addr == "" {
-		addr = "127.0.0.1:0"
+		addr = fmt.Sprintf("127.0.0.1:%d", fleetFreePort(t))
 	}
 	e := &fleetEpoch{start: time.Now()}
 	r.proc, r.addr = fleetStart(t, r.name, []string{f.bin, "mcp", "--http", addr, "--stateless",
