@@ -64,6 +64,16 @@ type Config struct {
 	// MaxInputBytes caps Request.Input, the JSON text as given, in bytes;
 	// Run refuses a larger input with an error wrapping ErrInvalidInput.
 	MaxInputBytes int64
+	// MaxTraceBytes caps the trace of a recorded run (see Runtime.Record),
+	// counted as its JSON text, the program, the input and every recorded
+	// binding result included. A run whose trace would pass it still runs
+	// to its end, unaffected; Record then returns its Result with an error
+	// wrapping ErrTraceTooBig and no trace, and the host never held more
+	// than about this much of it. It plays no part in a run that is not
+	// recorded. At least 1 KiB; 0 takes the default, DefaultMaxTraceBytes
+	// (64 MiB). It bounds a recording, not a run, so it is not among the
+	// budgets of package budget's table.
+	MaxTraceBytes int64
 	// CacheDir, when not empty, is where wazero's compiled code of the
 	// engine is cached between processes, so that later starts skip the
 	// compilation. "" (DefaultConfig's) disables the cache: coderun then
@@ -125,6 +135,11 @@ type Namespace struct {
 	// ErrorClass, when set, makes rejected calls instances of an injected
 	// error class instead of plain Errors.
 	ErrorClass *ErrorClass
+	// Secret marks the namespace's results secret: the trace of a recorded
+	// run (Runtime.Record) holds that each call was made, with its
+	// argument's digest, but neither its value nor its error message, and a
+	// replay of it stops at its first call with a message that says so.
+	Secret bool
 }
 
 // ErrorClass describes the error class injected for a namespace's rejections.
@@ -323,8 +338,12 @@ const DefaultFuel = budget.DefaultFuel
 func DefaultConfig() Config {
 	var c Config
 	budget.Defaults().CopyTo(&c)
+	c.MaxTraceBytes = DefaultMaxTraceBytes
 	return c
 }
+
+// DefaultMaxTraceBytes is DefaultConfig's MaxTraceBytes: 64 MiB.
+const DefaultMaxTraceBytes = runtime.DefaultMaxTraceBytes
 
 // configError words a field error of runtime.New (a budget's, or
 // Prewarm's) as the Config field it names: "coderun: Config.WallTime must
@@ -351,7 +370,8 @@ type Runtime struct {
 // value.
 func New(cfg Config) (*Runtime, error) {
 	limits := budget.From(cfg).WithDefaults()
-	e, err := runtime.New(context.Background(), runtime.Options{Limits: limits, CacheDir: cfg.CacheDir, Prewarm: cfg.Prewarm})
+	e, err := runtime.New(context.Background(), runtime.Options{Limits: limits, CacheDir: cfg.CacheDir, Prewarm: cfg.Prewarm,
+		MaxTraceBytes: cfg.MaxTraceBytes})
 	if err != nil {
 		return nil, configError(err)
 	}
@@ -370,10 +390,19 @@ func (r *Runtime) Isolation() string { return "wasm" }
 // ErrInvalidBinding) or an invalid Request.Input (wrapping
 // ErrInvalidInput), both checked before anything runs.
 func (r *Runtime) Run(ctx context.Context, req Request) (Result, error) {
-	bindings := make([]runtime.Binding, len(req.Bindings))
+	o, err := r.engine.RunWith(ctx, req.Program, runtimeBindings(req.Bindings), runtime.RunOptions{OnLog: req.OnLog, Input: req.Input})
+	if err != nil {
+		return Result{}, err
+	}
+	return result(o), nil
+}
+
+// runtimeBindings is the runtime's declaration of bindings.
+func runtimeBindings(namespaces []Namespace) []runtime.Binding {
+	bindings := make([]runtime.Binding, len(namespaces))
 	classes := map[*ErrorClass]bool{}
-	for i, ns := range req.Bindings {
-		b := runtime.Binding{Global: ns.Global, Functions: make(map[string]runtime.Func, len(ns.Functions))}
+	for i, ns := range namespaces {
+		b := runtime.Binding{Global: ns.Global, Functions: make(map[string]runtime.Func, len(ns.Functions)), Secret: ns.Secret}
 		for name, f := range ns.Functions {
 			b.Functions[name] = f
 		}
@@ -384,10 +413,11 @@ func (r *Runtime) Run(ctx context.Context, req Request) (Result, error) {
 		}
 		bindings[i] = b
 	}
-	o, err := r.engine.RunWith(ctx, req.Program, bindings, runtime.RunOptions{OnLog: req.OnLog, Input: req.Input})
-	if err != nil {
-		return Result{}, err
-	}
+	return bindings
+}
+
+// result is the Result of a run's outcome.
+func result(o runtime.Outcome) Result {
 	res := Result{Logs: o.Logs, Usage: Usage{
 		Fuel: o.FuelUsed, ComputeTime: o.Busy, WallTime: o.Wall,
 		PeakMemoryBytes: o.PeakMemory, Calls: o.Calls, LogBytes: o.LogBytes,
@@ -400,7 +430,7 @@ func (r *Runtime) Run(ctx context.Context, req Request) (Result, error) {
 	} else if o.Value != nil {
 		res.Value = json.RawMessage(o.Value)
 	}
-	return res, nil
+	return res
 }
 
 // Close ends every run in flight as an abort with the message "runtime

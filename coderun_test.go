@@ -305,6 +305,7 @@ func TestDefaultConfigBudgets(t *testing.T) {
 		MaxProgramBytes:    1 << 20,
 		MaxArgumentBytes:   8 << 20,
 		MaxInputBytes:      1 << 20,
+		MaxTraceBytes:      64 << 20,
 	}, coderun.DefaultConfig())
 	require.EqualValues(t, 4_000_000_000, coderun.DefaultFuel)
 }
@@ -318,6 +319,7 @@ func TestNewConfigErrorText(t *testing.T) {
 	}{
 		{func(c *coderun.Config) { c.ComputeTime = -1 }, "coderun: Config.ComputeTime must be positive, got -1ns"},
 		{func(c *coderun.Config) { c.WallTime = -time.Second }, "coderun: Config.WallTime must be positive, got -1s"},
+		{func(c *coderun.Config) { c.MaxTraceBytes = 100 }, "coderun: Config.MaxTraceBytes must be at least 1 KiB (1024), got 100"},
 		{func(c *coderun.Config) { c.MemoryBytes = 1 << 20 },
 			"coderun: Config.MemoryBytes must be between 4 MiB (4194304) and 4 GiB (4294967296), got 1048576"},
 		{func(c *coderun.Config) { c.MaxConcurrentCalls = -3 }, "coderun: Config.MaxConcurrentCalls must be positive, got -3"},

@@ -15,6 +15,8 @@ const (
 	TripCompute
 	// TripWall: the run reached its WallTime.
 	TripWall
+	// TripStop: the run reached the fuel set by [Meter.StopAt].
+	TripStop
 )
 
 // slice is the most fuel handed to the guest between two checks. It bounds
@@ -49,7 +51,15 @@ type Meter struct {
 	busy     time.Duration
 	busyFrom time.Time
 	inGuest  bool
+	stopAt   uint64 // see StopAt; 0: none
 }
+
+// StopAt makes the guest yield at the first point at which it has spent at
+// least n units (n > 0), where Refill reports TripStop: a replayed run
+// stops there, where its recording was stopped from outside (see
+// runtime's replay). Fuel is charged at the same points whatever the
+// slices are, so that point is the recording's.
+func (m *Meter) StopAt(n uint64) { m.stopAt = n }
 
 // NewMeter starts metering a run now.
 func NewMeter(l Limits, now time.Time) *Meter { return &Meter{limits: l, start: now} }
@@ -68,6 +78,9 @@ func (m *Meter) Exit(now time.Time) {
 		m.busy += now.Sub(m.busyFrom)
 	}
 }
+
+// InGuest reports whether the guest is executing (between Enter and Exit).
+func (m *Meter) InGuest() bool { return m.inGuest }
 
 // Busy returns the guest's busy time so far.
 func (m *Meter) Busy(now time.Time) time.Duration {
@@ -112,12 +125,19 @@ func (m *Meter) Refill(left int64, now time.Time) (int64, Trip) {
 	if m.used >= m.limits.Fuel {
 		return 0, TripFuel
 	}
+	if m.stopAt != 0 && m.used >= m.stopAt {
+		return 0, TripStop
+	}
 	if t := m.checkTime(now); t != None {
 		return 0, t
 	}
 	next := m.limits.Fuel - m.used
 	if slice := m.nextSlice(now); next > uint64(slice) {
 		next = uint64(slice)
+	}
+	if m.stopAt != 0 && next > m.stopAt-1-m.used {
+		// The guest yields once its global is below 0: at a total of stopAt.
+		next = m.stopAt - 1 - m.used
 	}
 	m.given = int64(next)
 	return m.given, None

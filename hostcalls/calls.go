@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"sync/atomic"
 
 	"github.com/coderun/coderun/internal/quickjs"
@@ -55,6 +56,15 @@ type Config struct {
 	MaxConcurrentCalls int
 	// Piece is the size of the pieces big texts are checked in.
 	Piece int
+	// Observe, when set, sees every call the guest makes that passed its
+	// checks, before it gets an id: namespace ns's member, and the
+	// argument's JSON text (which it must not keep). It returns 0 to let
+	// the call go on, or a Call* result to refuse it (CallDiverged). A run
+	// that records or replays sets it; nil costs a call nothing.
+	Observe func(ns int, member string, args []byte) int32
+	// Replay: the calls are never made. Launching one only counts it in
+	// flight; its completion is whatever the run hands [Calls.Replayed].
+	Replay bool
 }
 
 // MaxValueInPlace bounds the text of a program's value, and of a binding
@@ -118,6 +128,9 @@ type Calls struct {
 	// goexited is set by a call's goroutine whose binding called
 	// runtime.Goexit.
 	goexited atomic.Bool
+	// replayed holds a replayed run's calls in flight, at their ids
+	// (Config.Replay).
+	replayed []*Call
 }
 
 // Init readies c for a run.
@@ -127,9 +140,14 @@ func (c *Calls) Init(cfg Config) { c.cfg = cfg }
 // order the guest numbers them.
 func (c *Calls) AddNamespace(fns map[string]Func) []string {
 	ns := namespace{members: make([]string, 0, len(fns)), fns: make([]Func, 0, len(fns))}
-	for name, fn := range fns {
+	for name := range fns {
 		ns.members = append(ns.members, name)
-		ns.fns = append(ns.fns, fn)
+	}
+	// In order of name, not of the map: the namespace object's keys, and
+	// so every run of a program, are then the same each time.
+	slices.Sort(ns.members)
+	for _, name := range ns.members {
+		ns.fns = append(ns.fns, fns[name])
 	}
 	c.namespaces = append(c.namespaces, ns)
 	return ns.members
@@ -179,6 +197,11 @@ func (c *Calls) Start(ns, m int, arg quickjs.Value, inPlace bool) int32 {
 		}
 		if !c.cfg.Guest.ViewText(arg, func(b []byte) { args, code = c.readArgument(b) }) {
 			return CallInterrupted
+		}
+	}
+	if code == 0 && c.cfg.Observe != nil {
+		if code = c.cfg.Observe(ns, c.namespaces[ns].members[m], args); code != 0 {
+			c.cfg.Account.Release(callCost + int64(cap(args)))
 		}
 	}
 	if code != 0 {

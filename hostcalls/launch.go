@@ -2,6 +2,7 @@ package hostcalls
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 )
 
@@ -37,6 +38,13 @@ func (c *Calls) startQueued() {
 // [Calls.Goexited]) and wakes its loop with an EvGoexit event.
 func (c *Calls) launch(call *Call) {
 	c.inflight++
+	if c.cfg.Replay {
+		for int(call.id) >= len(c.replayed) {
+			c.replayed = append(c.replayed, nil)
+		}
+		c.replayed[call.id] = call
+		return
+	}
 	if c.events == nil { // the first call on a goroutine of its own: most runs make none
 		c.events, c.finished = make(chan Event, 64), make(chan struct{})
 	}
@@ -135,4 +143,34 @@ func (c *Calls) Close() {
 			more = false
 		}
 	}
+}
+
+// Replayed returns the completion of the replayed call in flight with this
+// id, of the given kind and payload (Config.Replay), charged to the run's
+// memory as a binding's result is (see invoke); false when no call with
+// this id is in flight.
+func (c *Calls) Replayed(id int32, kind int, payload []byte) (Event, bool) {
+	if id <= 0 || int(id) >= len(c.replayed) || c.replayed[id] == nil {
+		return Event{}, false
+	}
+	call := c.replayed[id]
+	c.replayed[id] = nil
+	return invoke(c.cfg.Ctx, &Call{id: id, args: call.args, member: call.member, fn: func(context.Context, json.RawMessage) (json.RawMessage, error) {
+		if kind == EvResolve {
+			return payload, nil
+		}
+		return nil, replayedError(payload)
+	}}, c.cfg.Account), true
+}
+
+// replayedError is a recorded rejection, whose message is the JSON text of
+// a string.
+type replayedError []byte
+
+func (e replayedError) Error() string {
+	var s string
+	if json.Unmarshal(e, &s) != nil {
+		return string(e)
+	}
+	return s
 }

@@ -35,6 +35,10 @@ const (
 	// OpTimeZone returns the UTC offset, in seconds, of a time zone at an
 	// instant (runtime/timezone.go).
 	OpTimeZone = 12
+	// OpDiverged ends a replayed run whose program made a call the trace
+	// does not hold (see CallDiverged); its operand is the call's position
+	// in the user's source, packed as OpPosition returns it, or -1.
+	OpDiverged = 13
 )
 
 // Completion kinds reported by the prelude with OpDone.
@@ -71,6 +75,10 @@ const (
 	CallNeedsText = -2 // the value is not read in place: print it and call again
 	CallTooBig    = -3 // the argument's text is over MaxArgumentBytes
 	CallNoMemory  = -4 // a copy of the argument does not fit in the run's memory
+	// CallDiverged: a replayed run's call that its trace does not answer;
+	// the guest reports where the call was made with OpDiverged, which
+	// ends the run.
+	CallDiverged = -5
 
 	// CallInterrupted: the run ended while the argument was read (never
 	// returned to the guest).
@@ -91,13 +99,13 @@ func Protocol() []Constant {
 		{"OP_LOG", OpLog}, {"OP_CALL", OpCall}, {"OP_TIMER", OpTimer}, {"OP_CLEAR", OpClear},
 		{"OP_DONE", OpDone}, {"OP_CALL_VALUE", OpCallValue}, {"OP_DONE_VALUE", OpDoneValue},
 		{"OP_REFUSAL", OpRefusal}, {"OP_POSITION", OpPosition}, {"OP_WEB", OpWeb}, {"OP_RANDOM", OpRandom},
-		{"OP_TIME_ZONE", OpTimeZone},
+		{"OP_TIME_ZONE", OpTimeZone}, {"OP_DIVERGED", OpDiverged},
 		{"DONE_VALUE", DoneValue}, {"DONE_NONE", DoneNone}, {"DONE_THROW", DoneThrow},
 		{"DONE_INVALID", DoneInvalid}, {"DONE_UNRENDERABLE", DoneUnrenderable},
 		{"START", APIStart}, {"DELIVER", APIDeliver}, {"RENDER", APIRender},
 		{"EV_RESOLVE", EvResolve}, {"EV_REJECT", EvReject}, {"EV_TIMER", EvTimer},
 		{"CALL_REFUSED", CallRefused}, {"CALL_NEEDS_TEXT", CallNeedsText},
-		{"CALL_TOO_BIG", CallTooBig}, {"CALL_NO_MEMORY", CallNoMemory},
+		{"CALL_TOO_BIG", CallTooBig}, {"CALL_NO_MEMORY", CallNoMemory}, {"CALL_DIVERGED", CallDiverged},
 	}
 }
 

@@ -102,6 +102,9 @@ type Options struct {
 	// Prewarm is how many never-used instances are kept instantiated ahead
 	// of time, off the request path; 0 disables the pool.
 	Prewarm int
+	// MaxTraceBytes bounds the trace of a recorded run (RunOptions.Record);
+	// 0 is DefaultMaxTraceBytes.
+	MaxTraceBytes int64
 	// private gives the Engine a compiled engine of its own, which its
 	// Close closes, instead of the process's (engineFor): for tests that
 	// measure memories no other Engine has used.
@@ -112,6 +115,7 @@ type Options struct {
 type Engine struct {
 	ownsQE   bool // qe is the Engine's own (Options.private), not the process's
 	limits   budget.Limits
+	maxTrace int64 // Options.MaxTraceBytes
 	qe       *quickjs.Engine
 	programs *transpile.Cache
 	snap     snapshotState
@@ -158,6 +162,12 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 	if opts.Prewarm < 0 {
 		return nil, &budget.FieldError{Field: "Prewarm", Value: opts.Prewarm, Reason: "must not be negative"}
 	}
+	if opts.MaxTraceBytes == 0 {
+		opts.MaxTraceBytes = DefaultMaxTraceBytes
+	}
+	if opts.MaxTraceBytes < MinTraceBytes {
+		return nil, &budget.FieldError{Field: "MaxTraceBytes", Value: opts.MaxTraceBytes, Reason: "must be at least 1 KiB (1024)"}
+	}
 	sh, err := engineFor(ctx, opts)
 	if err != nil {
 		return nil, err
@@ -170,6 +180,7 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 		snap:             sh.snap,
 		closing:          make(chan struct{}),
 		interruptCounter: sh.interruptCounter,
+		maxTrace:         opts.MaxTraceBytes,
 	}
 	e.giveBack = newGiveBack(e.closing)
 	if opts.Prewarm > 0 {
@@ -271,6 +282,9 @@ type Binding struct {
 	// SharesErrorClass: ErrorClass is an earlier binding's class, injected
 	// once (see hostcalls.Decl).
 	SharesErrorClass bool
+	// Secret: a recorded run's trace holds none of the namespace's results
+	// (see RunOptions.Record), and its replay stops at its first call.
+	Secret bool
 }
 
 // Func is a host function; see coderun.Func, whose values are Funcs
@@ -297,6 +311,10 @@ type Outcome struct {
 	Calls int
 	// LogBytes is what the logs cost in the output ledger.
 	LogBytes int64
+	// Trace is a recorded run's trace (RunOptions.Record), nil when
+	// TraceErr, which wraps ErrTraceTooBig, says why there is none.
+	Trace    *Trace
+	TraceErr error
 }
 
 // RunOptions are a run's optional callbacks and data.
@@ -310,6 +328,9 @@ type RunOptions struct {
 	// MaxInputBytes, which the program reads as the frozen global `input`
 	// (see coderun.Request.Input). RunWith checks it before anything runs.
 	Input []byte
+	// Record makes RunWith record the run: Outcome.Trace is its trace, or
+	// Outcome.TraceErr says why there is none (record.go).
+	Record bool
 }
 
 // run runs one program in a fresh instance. It returns an error only for
@@ -335,29 +356,61 @@ func (e *Engine) RunWith(ctx context.Context, program string, bindings []Binding
 	if err := checkInput(opts.Input, e.limits.MaxInputBytes); err != nil {
 		return Outcome{}, err
 	}
-	e.mu.Lock()
-	if e.closed {
-		e.mu.Unlock()
-		return Outcome{}, ErrClosed
+	if err := e.enter(); err != nil {
+		return Outcome{}, err
 	}
-	e.active.Add(1)
-	e.mu.Unlock()
-	defer e.active.Done()
-	e.running.Add(1)
-	defer e.running.Add(-1)
+	defer e.leave()
+	if !opts.Record {
+		return e.runWith(ctx, program, bindings, opts, nil), nil
+	}
+	rec := newRecorder(e, program, opts.Input, bindings, e.maxTrace)
+	o := e.runWith(ctx, program, bindings, opts, rec)
+	o.Trace, o.TraceErr = rec.finish(o), rec.err()
+	if o.TraceErr != nil {
+		o.Trace = nil
+	}
+	return o, nil
+}
 
+// runWith runs the program, recording it into rec unless rec is nil.
+func (e *Engine) runWith(ctx context.Context, program string, bindings []Binding, opts RunOptions, rec *recorder) Outcome {
 	if ctx.Err() != nil {
-		return Outcome{Logs: []string{}, Kind: KindAbort, Message: context.Cause(ctx).Error()}, nil
+		if rec != nil {
+			rec.stop(StopAtStart, KindAbort, "", context.Cause(ctx).Error(), 0, 0)
+		}
+		return Outcome{Logs: []string{}, Kind: KindAbort, Message: context.Cause(ctx).Error()}
 	}
 	r := newRun(ctx, e, program, bindings)
 	r.onLog = opts.OnLog
 	if len(opts.Input) > 0 {
 		r.input = opts.Input
 	}
-	if len(bindings) == 0 {
-		return r.execute(), nil
+	if rec != nil {
+		r.rec = rec
+		r.initCalls()
 	}
-	return r.executeDetached(), nil
+	if len(bindings) == 0 {
+		return r.execute()
+	}
+	return r.executeDetached()
+}
+
+// enter admits a run, or returns ErrClosed; leave ends it.
+func (e *Engine) enter() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed {
+		return ErrClosed
+	}
+	e.active.Add(1)
+	e.running.Add(1)
+	return nil
+}
+
+// leave ends a run that enter admitted.
+func (e *Engine) leave() {
+	e.running.Add(-1)
+	e.active.Done()
 }
 
 // Close ends every run in flight as an abort ("runtime disposed"), waits

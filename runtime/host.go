@@ -99,6 +99,10 @@ func (r *run) Call(in *quickjs.Instance, args []quickjs.Value) quickjs.Value {
 			return r.zoneOffset(args[1], args[2])
 		}
 		return quickjs.Undefined
+	case hostcalls.OpDiverged: // replay.go
+		if len(args) == 2 {
+			return r.divergedAt(args[1])
+		}
 	}
 	return quickjs.Int(0)
 }
@@ -147,6 +151,9 @@ func (r *run) log(b []byte) {
 		if r.onLog != nil {
 			r.notifyLog()
 		}
+		if r.rp != nil {
+			r.rp.logStop(r, r.logs.n)
+		}
 	}
 	if fit != serialize.FitWhole {
 		r.stopFor(BudgetOutput, serialize.OutputLimitMessage(r.limits.MaxOutputBytes))
@@ -190,6 +197,7 @@ func (r *run) keepLog(text serialize.LogText, b []byte) {
 func (r *run) notifyLog() {
 	defer func() {
 		if p := recover(); p != nil {
+			r.stopPlace = StopAtLog
 			r.stopFor(BudgetHost, fmt.Sprintf(onLogPanicMessage, p))
 		}
 	}()
@@ -301,6 +309,14 @@ func (r *run) startCall(nsArg, memberArg, argsArg quickjs.Value, inPlace bool) i
 	if id == hostcalls.CallInterrupted {
 		panic(errEnded)
 	}
+	if id > 0 {
+		switch {
+		case r.rec != nil:
+			r.rec.called(id)
+		case r.rp != nil:
+			r.rp.called(id)
+		}
+	}
 	return id
 }
 
@@ -312,6 +328,9 @@ func (r *run) Write(fd uint32, p []byte) { r.log(p) }
 func (r *run) Sleep(d time.Duration) {
 	if r.ended {
 		panic(errEnded) // the outcome is decided: nothing left to wait for
+	}
+	if r.rp != nil {
+		return // a replay does not wait
 	}
 	r.calls.LaunchPending()
 	now := time.Now()
@@ -363,6 +382,10 @@ func (r *run) FuelYield(in *quickjs.Instance, left int64) int64 {
 		r.calls.LaunchPending() // the guest is busy: its calls must not wait for it
 	}
 	next, trip := r.meter.Refill(left, time.Now())
+	if trip == budget.TripStop && r.rp != nil {
+		r.rp.stopNow(r)
+		return r.halt(in, left)
+	}
 	if trip != budget.None {
 		r.exhaustTrip(trip)
 		return r.halt(in, left)

@@ -358,6 +358,12 @@
   // prepareStack makes the stack of error (see "Stacks" above).
   function prepareStack(error, sites) {
     const n = readSites(sites);
+    if (locating) {
+      // Made by locate: where the program's innermost frame is.
+      locatedAt = first >= 0 ? userPosition(fLine[first], fCol[first]) : -1;
+      release(n);
+      return "";
+    }
     if (capturing) {
       // Made by noteMiss, called by a namespace's get trap, called by the
       // program's code itself: a read such as tools.x.
@@ -480,6 +486,16 @@
   // followed, in the same function, by a call of some other non-function
   // would be named after tools.x; the position still points to the call.)
   let lastMiss, capturing = false, missPrint;
+  // locate returns the position, packed as OP_POSITION returns it, of the
+  // program's innermost frame, or -1: for a replayed call the trace does
+  // not answer (CALL_DIVERGED), which the host ends the run at.
+  let locating = false, locatedAt = -1;
+  function locate() {
+    locatedAt = -1;
+    locating = true;
+    try { new Error_(); } finally { locating = false; }
+    return locatedAt;
+  }
   function noteMiss(ns, name) {
     missPrint = undefined;
     capturing = true;
@@ -607,11 +623,13 @@
       // and printed here.
       lastMiss = undefined;
       let id = host(0, 0, 0, undefined, OP_CALL_VALUE, nsIndex, memberIndex, args);
+      if (id === CALL_DIVERGED) id = host(0, 0, 0, undefined, OP_DIVERGED, locate()); // never returns
       if (id === CALL_NEEDS_TEXT) {
         const json = stringify(args); // never throws; undefined when args is not lossless (or missing)
         // A missing argument (or undefined) is not a value: say the member takes one.
         if (json === undefined) return args === undefined ? noArgument() : badArguments(CALL_REFUSED);
         id = host(0, 0, 0, undefined, OP_CALL, nsIndex, memberIndex, json);
+        if (id === CALL_DIVERGED) id = host(0, 0, 0, undefined, OP_DIVERGED, locate()); // never returns
       }
       // The host refuses what the guest accepts as a value but a binding
       // cannot take: a lone surrogate, a number beyond 2^53; and an

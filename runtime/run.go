@@ -27,6 +27,9 @@ const onLogPanicMessage = "host error: the host's OnLog hook panicked (%v); this
 
 const programFile = "program.ts"
 
+// neverSettlesMessage is the failure of a run that waits with nothing pending.
+const neverSettlesMessage = "the program is waiting for a promise that can never settle: no binding call or timer is pending"
+
 // stackMessage is the failure of a run whose guest filled the engine's native stack.
 const stackMessage = "stack overflow: the engine's native stack is full (a recursion, or a nesting of values or " +
 	"expressions, too deep for it); make it shallower"
@@ -83,6 +86,13 @@ type run struct {
 	givenBack int64
 	releases  atomic.Int32
 
+	// rec records the run (RunOptions.Record), rp replays one (Engine.Replay);
+	// nil otherwise. stopPlace says where a stop from outside is replayed
+	// when it is neither the guest's fuel nor a wait (see recordStop).
+	rec       *recorder
+	rp        *replayer
+	stopPlace string
+
 	ended    bool
 	halted   int    // how the guest was stopped after the outcome was decided (see halt)
 	fuelUsed uint64 // at the moment the outcome was decided
@@ -93,23 +103,42 @@ type run struct {
 }
 
 func newRun(ctx context.Context, e *Engine, source string, bindings []Binding) *run {
+	return newRunWithin(ctx, e, source, bindings, e.limits)
+}
+
+// newRunWithin makes a run with these budgets (a replay's, see Engine.Replay).
+func newRunWithin(ctx context.Context, e *Engine, source string, bindings []Binding, limits budget.Limits) *run {
 	r := &run{
 		e:        e,
 		source:   source,
 		ctx:      ctx,
 		bindings: bindings,
-		limits:   e.limits,
-		meter:    budget.NewMeter(e.limits, time.Now()),
-		mem:      budget.NewMemory(e.limits),
-		ledger:   serialize.NewLedger(e.limits.MaxOutputBytes),
+		limits:   limits,
+		meter:    budget.NewMeter(limits, time.Now()),
+		mem:      budget.NewMemory(limits),
+		ledger:   serialize.NewLedger(limits.MaxOutputBytes),
 		timers:   newTimers(),
 	}
 	r.logs.mem = r.mem
-	r.calls.Init(hostcalls.Config{
-		Ctx: ctx, Guest: r, Account: r.mem, Piece: textPiece,
-		MaxArgumentBytes: e.limits.MaxArgumentBytes, MaxConcurrentCalls: e.limits.MaxConcurrentCalls,
-	})
+	r.initCalls()
 	return r
+}
+
+// initCalls readies the run's calls, with the hook of a recorded or a
+// replayed run.
+func (r *run) initCalls() {
+	cfg := hostcalls.Config{
+		Ctx: r.ctx, Guest: r, Account: r.mem, Piece: textPiece,
+		MaxArgumentBytes: r.limits.MaxArgumentBytes, MaxConcurrentCalls: r.limits.MaxConcurrentCalls,
+	}
+	switch {
+	case r.rec != nil:
+		cfg.Observe = func(ns int, member string, args []byte) int32 { return r.rec.observe(r, ns, member, args) }
+	case r.rp != nil:
+		cfg.Observe = func(ns int, member string, args []byte) int32 { return r.rp.observe(r, ns, member, args) }
+		cfg.Replay = true
+	}
+	r.calls.Init(cfg)
 }
 
 // end decides the outcome; the first decision wins.
@@ -130,6 +159,9 @@ func (r *run) settle(kind, b, message string) {
 	r.ended, r.kind, r.budget, r.message = true, kind, b, message
 	if r.in != nil && r.in.Fuel() != nil {
 		r.fuelUsed = r.meter.FuelUsed(int64(r.in.Fuel().Get()))
+	}
+	if r.rec != nil && external(kind, b) {
+		r.recordStop(kind, b, message)
 	}
 }
 
@@ -204,6 +236,9 @@ func (r *run) closeInstance() {
 
 // start compiles the program, makes the instance and starts the program.
 func (r *run) start() {
+	if r.rp != nil && r.rp.startStop(r) {
+		return
+	}
 	if r.program = r.compile(); r.program == nil {
 		return
 	}
@@ -261,7 +296,14 @@ func (r *run) attach() error {
 	if r.e.hooks.attached != nil {
 		r.e.hooks.attached(in)
 	}
-	if !in.SetContextU64(r.e.snap.RandomState, randomSeed()) {
+	seed := randomSeed()
+	switch {
+	case r.rp != nil:
+		seed = r.rp.t.Seed
+	case r.rec != nil:
+		r.rec.t.Seed = seed
+	}
+	if !in.SetContextU64(r.e.snap.RandomState, seed) {
 		_ = in.Close(context.Background())
 		return errors.New("cannot seed Math.random")
 	}
@@ -274,7 +316,11 @@ func (r *run) attach() error {
 	if r.nudgeStop != nil {
 		r.nudgeStop() // the compiling instance's, closed
 	}
-	r.nudgeStop = r.nudgeOnCancel()
+	if r.rec == nil {
+		// Not in a recorded run: a nudged poll comes early, and charges
+		// its fuel at a point a replay could not find again.
+		r.nudgeStop = r.nudgeOnCancel()
+	}
 	return nil
 }
 
@@ -494,12 +540,19 @@ func exitMessage(code uint32) string {
 // wait blocks until something happens, then delivers it to the guest.
 func (r *run) wait() {
 	batch := r.batch[:0]
-	if ev, ok := r.callInline(); ok {
+	if r.rp != nil {
+		if batch = r.rp.turn(r, batch); batch == nil {
+			return
+		}
+	} else if ev, ok := r.callInline(); ok {
 		batch = append(batch, ev)
 	} else if batch = r.block(batch); batch == nil {
 		return
 	}
 	r.batch = batch
+	if r.rec != nil {
+		r.rec.beginTurn(r.fuelNow())
+	}
 	r.guest(func() error {
 		for _, ev := range batch {
 			// A timer is removed when it is due; one cleared by an
@@ -509,6 +562,9 @@ func (r *run) wait() {
 				if r.ended {
 					return nil
 				}
+			}
+			if r.rec != nil {
+				r.rec.delivered(&ev)
 			}
 			err := r.deliver(ev)
 			r.mem.Release(ev.Charge)
@@ -532,7 +588,7 @@ func (r *run) block(batch []hostcalls.Event) []hostcalls.Event {
 		return nil
 	}
 	if r.calls.Idle() && r.timers.Len() == 0 {
-		r.end(KindException, "the program is waiting for a promise that can never settle: no binding call or timer is pending")
+		r.end(KindException, neverSettlesMessage)
 		return nil
 	}
 	if r.wall == nil {

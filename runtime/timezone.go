@@ -88,11 +88,17 @@ func (r *run) zoneOffset(name, ms quickjs.Value) quickjs.Value {
 	if zone == "" {
 		return quickjs.Undefined
 	}
+	if r.rp != nil {
+		return r.zoneReplayed(zone, t)
+	}
 	loc := r.e.zones.location(zone)
 	if loc == nil {
 		return quickjs.Undefined
 	}
 	sec := math.Floor(t / 1000)
 	_, offset := time.Unix(int64(sec), 0).In(loc).Zone()
+	if r.rec != nil {
+		r.rec.add(TraceEvent{Type: EventZone, Zone: zone, Ms: t, Offset: int32(offset)}, jsonStringLen(zone)+48)
+	}
 	return quickjs.Int(int32(offset))
 }

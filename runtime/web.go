@@ -133,11 +133,18 @@ func (r *run) randomHex(n int) quickjs.Value {
 	if n < 0 || n > maxRandomBytes {
 		return quickjs.Undefined
 	}
-	b := make([]byte, n)
-	_, _ = rand.Read(b)
 	text := make([]byte, 0, 2*n+2)
 	text = append(text, '"')
-	text = hex.AppendEncode(text, b)
+	if r.rp != nil {
+		text = append(text, r.rp.random(r, n)...)
+	} else {
+		b := make([]byte, n)
+		_, _ = rand.Read(b)
+		text = hex.AppendEncode(text, b)
+		if r.rec != nil {
+			r.rec.add(TraceEvent{Type: EventRandom, Hex: string(text[1:])}, int64(2*n+2))
+		}
+	}
 	text = append(text, '"')
 	v, err := r.in.ParseJSON(text)
 	if err != nil {
