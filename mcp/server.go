@@ -88,6 +88,17 @@ type ServerOptions struct {
 	// arguments and errors. Without it, no program text, argument value
 	// or message a program could have written is logged.
 	LogPrograms bool
+	// RecordDir, when not empty, is where the trace of every run_code call
+	// is written (coderun.Runtime.Record), as RUN_ID.json, the run's id
+	// being its _meta id and its log line's run_id: for post-mortems, with
+	// coderun replay. The directory is made if missing. A trace that cannot
+	// be written, or is over Config.MaxTraceBytes, is logged and the call's
+	// result is unaffected.
+	RecordDir string
+	// RecordMaxFiles caps the traces the server keeps in RecordDir: past
+	// it, it removes the oldest it wrote. 0 means DefaultRecordMaxFiles.
+	// Older files, and retention across restarts, are the operator's.
+	RecordMaxFiles int
 }
 
 // Server is an MCP server with a single tool, run_code, that runs a program
@@ -105,6 +116,7 @@ type Server struct {
 	metrics   *metrics
 
 	logPrograms bool
+	recorder    *recorder // RecordDir; nil when runs are not recorded
 
 	maxProgramBytes int64
 	maxInputBytes   int64
@@ -155,7 +167,11 @@ func NewServer(rt *coderun.Runtime, upstreams []*Upstream, opts *ServerOptions) 
 	if o.MaxQueueWait <= 0 {
 		o.MaxQueueWait = DefaultMaxQueueWait
 	}
-	s := &Server{rt: rt, upstreams: slices.Clone(upstreams), logger: o.Logger, logPrograms: o.LogPrograms,
+	rec, err := newRecorder(o.RecordDir, o.RecordMaxFiles)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{rt: rt, upstreams: slices.Clone(upstreams), logger: o.Logger, logPrograms: o.LogPrograms, recorder: rec,
 		maxProgramBytes: o.MaxProgramBytes, maxInputBytes: o.MaxInputBytes, maxOutputBytes: o.MaxOutputBytes,
 		limiter: newRunLimiter(o.MaxRuns, o.MaxQueuedRuns, o.MaxQueueWait)}
 	s.server = sdk.NewServer(&sdk.Implementation{Name: "coderun", Title: "coderun code mode", Version: o.Version}, &sdk.ServerOptions{
@@ -305,7 +321,13 @@ func (s *Server) runCode(ctx context.Context, run runInfo, code string, input js
 	}
 	s.updateTool()
 	obs := &runObserver{s: s, run: run, p: p}
-	res, err := s.rt.Run(ctx, coderun.Request{Program: code, Input: input, Bindings: bindings(s.upstreams, obs), OnLog: p.onLog()})
+	req := coderun.Request{Program: code, Input: input, Bindings: bindings(s.upstreams, obs), OnLog: p.onLog()}
+	var res coderun.Result
+	if s.recorder == nil {
+		res, err = s.rt.Run(ctx, req)
+	} else {
+		res, err = s.recorder.run(ctx, s.rt, req, run.id, s.logger)
+	}
 	if errors.Is(err, coderun.ErrInvalidInput) {
 		return s.inputRefused(ctx, run, strings.TrimPrefix(err.Error(), coderun.ErrInvalidInput.Error()+": "))
 	}

@@ -36,8 +36,13 @@ func hostUsage() map[string]string {
 	return map[string]string{
 		"CacheDir": "`DIR` caching wazero's compiled code of the engine between processes (\"\" disables the cache)",
 		"Prewarm":  "instances kept instantiated ahead of time (0 disables the pool)",
+		"MaxTraceBytes": "cap on a recorded run's trace (run's --record, mcp's --record-dir) and on a trace replay reads, as JSON " +
+			"(at least 1KiB)",
 	}
 }
+
+// hostSizes are the Config fields that are not budgets and are sizes.
+var hostSizes = map[string]bool{"MaxTraceBytes": true}
 
 // budgetUsage returns hostUsage with the help text of every budget.
 func budgetUsage() map[string]string {
@@ -91,9 +96,14 @@ func registerConfigFlags(fs *flag.FlagSet, cfg *coderun.Config) {
 			panic(fmt.Sprintf("Config.%s is a %s, which no flag parses: teach fieldValue", name, field.Type()))
 		}
 		unit, isBudget := units[name]
-		fv := fieldValue{v: field, size: isBudget && unit == budget.Size}
+		fv := fieldValue{v: field, size: isBudget && unit == budget.Size || hostSizes[name]}
 		fs.Var(fv, flagName(name), configUsage[name])
 	}
+}
+
+// fieldValueOf is the flag.Value of a size that is not a Config field's flag.
+func fieldValueOf(n *int64) fieldValue {
+	return fieldValue{v: reflect.ValueOf(n).Elem(), size: true}
 }
 
 // fieldValue is the flag.Value of one Config field.

@@ -43,9 +43,9 @@ func TestConfigFlags(t *testing.T) {
 	require.Len(t, all, fields.NumField())
 
 	require.NoError(t, fs.Parse([]string{"--fuel", "7", "--compute-time", "3s", "-wall-time", "4s", "--memory", "8MiB",
-		"--max-output", "99", "--max-concurrent-calls", "5", "--max-program", "1KiB", "--max-argument=2000B", "--max-input", "3KiB", "--cache-dir", "", "--prewarm", "2"}))
+		"--max-output", "99", "--max-concurrent-calls", "5", "--max-program", "1KiB", "--max-argument=2000B", "--max-input", "3KiB", "--max-trace", "2MiB", "--cache-dir", "", "--prewarm", "2"}))
 	require.Equal(t, coderun.Config{Fuel: 7, ComputeTime: 3 * time.Second, WallTime: 4 * time.Second, MemoryBytes: 8 << 20,
-		MaxOutputBytes: 99, MaxConcurrentCalls: 5, MaxProgramBytes: 1024, MaxArgumentBytes: 2000, MaxInputBytes: 3 << 10, CacheDir: "", Prewarm: 2}, cfg)
+		MaxOutputBytes: 99, MaxConcurrentCalls: 5, MaxProgramBytes: 1024, MaxArgumentBytes: 2000, MaxInputBytes: 3 << 10, MaxTraceBytes: 2 << 20, CacheDir: "", Prewarm: 2}, cfg)
 }
 
 func TestFlagName(t *testing.T) {

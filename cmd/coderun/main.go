@@ -4,6 +4,7 @@
 //	coderun run [flags] FILE   (FILE "-" reads standard input; --input FILE gives the program data)
 //	coderun run [flags] -e CODE (or coderun -e CODE [flags]: a one-liner)
 //	coderun mcp [flags]        (an MCP server; see mcp.go)
+//	coderun replay [flags] TRACE (replay a trace of run --record; see replay.go)
 //	coderun version            (also --version and -v)
 //	coderun help [COMMAND]
 //
@@ -43,6 +44,7 @@ const usage = `coderun runs model-written TypeScript in a fresh QuickJS wasm san
 usage: coderun run [flags] FILE      run FILE ("-" reads standard input), print the Result as JSON
        coderun run [flags] -e CODE   run the one-liner CODE (also: coderun -e CODE [flags])
        coderun mcp [flags]           serve run_code, with upstream MCP servers as namespaces, over MCP
+       coderun replay [flags] TRACE  replay a run recorded with run --record, calling no tool, print the Result
        coderun version               print the versions of coderun and of its engine (also --version, -v)
        coderun help [COMMAND]        print this, or the usage and flags of COMMAND
 
@@ -63,6 +65,11 @@ tools of those MCP servers are namespaces of async functions in the
 program, as in coderun mcp.
 
 With --stream, the program's logs go to standard error as it makes them.
+
+With --record FILE, the run is recorded: FILE gets its trace (a JSON
+document, see docs/replay.md), for coderun replay. A trace over --max-trace
+is not written: coderun says so on standard error and exits 2 after the
+Result.
 
 SIGINT (Ctrl-C) or SIGTERM aborts the run: the Result, whose error has the
 kind abort, is printed as usual, then coderun exits 130 or 143 (128 plus the
@@ -85,6 +92,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return runRun(args[1:], stdin, stdout, stderr)
 	case "mcp":
 		return runMCP(args[1:], stdin, stdout, stderr)
+	case "replay":
+		return runReplay(args[1:], stdin, stdout, stderr)
 	case "version", "--version", "-version", "-v":
 		return runVersion(args[1:], stdout, stderr)
 	case "help":
@@ -109,6 +118,7 @@ func runHelp(args []string, stdout, stderr io.Writer) int {
 	commands := map[string]func() *command{
 		"run":     func() *command { return newRunCommand(&runOptions{cfg: defaultConfig()}) },
 		"mcp":     func() *command { return newMCPCommand(&mcpOptions{cfg: defaultConfig()}) },
+		"replay":  func() *command { return newReplayCommand(&replayOptions{cfg: defaultConfig()}) },
 		"version": newVersionCommand,
 	}
 	newCmd, ok := commands[args[0]]
@@ -179,6 +189,7 @@ type runOptions struct {
 	input     string   // --input: the file of Request.Input, "-" for stdin
 	eval      evalFlag // -e CODE, --eval CODE
 	stream    bool     // --stream
+	record    string   // --record FILE: where the run's trace goes
 }
 
 // inputUsage documents --input.
@@ -193,6 +204,7 @@ func newRunCommand(o *runOptions) *command {
 	o.upstreams.register(c.fs)
 	c.fs.StringVar(&o.input, "input", "", inputUsage)
 	o.eval.register(c.fs)
+	c.fs.StringVar(&o.record, "record", "", "record the run: write its trace to `FILE`, for coderun replay")
 	c.fs.BoolVar(&o.stream, "stream", false, "write the program's logs to standard error as it makes them, one a line (the Result, on standard output at the end, has them too)")
 	return c
 }
@@ -242,7 +254,10 @@ func runRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case err != nil:
 		fmt.Fprintf(stderr, "coderun: %v\n", err)
 	default:
-		code = printResult(res, stdout, stderr)
+		code = printResult(res.Result, stdout, stderr)
+		if o.record != "" && o.writeTrace(res.trace, res.traceErr, stderr) != nil {
+			code = 2
+		}
 	}
 	if status := in.stop(); status != 0 {
 		return status // 130 or 143, after the Result of the run the signal aborted
@@ -252,9 +267,9 @@ func runRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 // execute starts ups and runs req with them as bindings, streaming its
 // logs to stderr with --stream. The caller closes ups.
-func (o *runOptions) execute(ctx context.Context, rt *coderun.Runtime, req coderun.Request, ups []*mcp.Upstream, stderr io.Writer) (coderun.Result, error) {
+func (o *runOptions) execute(ctx context.Context, rt *coderun.Runtime, req coderun.Request, ups []*mcp.Upstream, stderr io.Writer) (recorded, error) {
 	if err := mcp.StartAll(ctx, ups); err != nil {
-		return coderun.Result{}, err
+		return recorded{}, err
 	}
 	req.Bindings = mcp.Bindings(ups)
 	if o.stream {
@@ -262,7 +277,48 @@ func (o *runOptions) execute(ctx context.Context, rt *coderun.Runtime, req coder
 		defer logs.close()
 		req.OnLog = logs.add
 	}
-	return rt.Run(ctx, req)
+	if o.record == "" {
+		res, err := rt.Run(ctx, req)
+		return recorded{Result: res}, err
+	}
+	res, trace, err := rt.Record(ctx, req)
+	if errors.Is(err, coderun.ErrTraceTooBig) {
+		return recorded{Result: res, traceErr: err}, nil
+	}
+	return recorded{Result: res, trace: trace}, err
+}
+
+// recorded is a run's Result, and its trace when it was recorded (or why
+// there is none).
+type recorded struct {
+	coderun.Result
+	trace    *coderun.Trace
+	traceErr error
+}
+
+// writeTrace writes the trace of --record, or reports why there is none.
+func (o *runOptions) writeTrace(trace *coderun.Trace, traceErr error, stderr io.Writer) error {
+	err := traceErr
+	if err == nil {
+		err = writeTraceFile(o.record, trace)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "coderun run: --record %s: %v\n", o.record, flagError(err))
+	}
+	return err
+}
+
+// writeTraceFile writes trace to the file name.
+func writeTraceFile(name string, trace *coderun.Trace) error {
+	f, err := os.Create(name)
+	if err != nil {
+		return err
+	}
+	if _, err := trace.WriteTo(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 // printResult writes res as indented JSON and returns the exit status.

@@ -98,6 +98,9 @@ type runFlags struct {
 	maxQueued int
 	queueWait time.Duration
 	maxConns  int
+	// recordDir and recordMax are --record-dir and --record-max-files.
+	recordDir string
+	recordMax int
 }
 
 func (f *runFlags) register(fs *flag.FlagSet) {
@@ -106,6 +109,8 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.maxQueued, "max-queued-runs", mcpQueuedPerSlot*f.maxRuns, "calls that may wait for a run to finish when --max-runs are going; beyond, a call is refused at once (server busy; over HTTP 503 with Retry-After)")
 	fs.DurationVar(&f.queueWait, "max-queue-wait", mcpMaxQueueWait, "how long a call may wait in the queue before it is refused (server busy)")
 	fs.IntVar(&f.maxConns, "max-connections", mcp.DefaultMaxConnections, "with --http, connections served at once; one beyond gets 503 and is closed")
+	fs.StringVar(&f.recordDir, "record-dir", "", "record every run_code call: write its trace to `DIR`/RUN_ID.json (RUN_ID is the run's _meta id and log run_id), for coderun replay")
+	fs.IntVar(&f.recordMax, "record-max-files", mcp.DefaultRecordMaxFiles, "with --record-dir, the traces kept: past it, the oldest this server wrote is removed (older files are the operator's)")
 }
 
 // options returns the mcp.ServerOptions fields of the flags.
@@ -117,7 +122,11 @@ func (f *runFlags) options(o *mcp.ServerOptions) error {
 	if f.maxConns < 1 {
 		return fmt.Errorf("--max-connections must be at least 1, got %d", f.maxConns)
 	}
+	if f.recordMax < 1 {
+		return fmt.Errorf("--record-max-files must be at least 1, got %d", f.recordMax)
+	}
 	o.MaxRuns, o.MaxQueuedRuns, o.MaxQueueWait = f.maxRuns, f.maxQueued, f.queueWait
+	o.RecordDir, o.RecordMaxFiles = f.recordDir, f.recordMax
 	if f.maxQueued == 0 {
 		o.MaxQueuedRuns = -1 // none
 	}
