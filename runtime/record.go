@@ -1,8 +1,11 @@
 package runtime
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"time"
+	"unsafe"
 
 	"github.com/coderun/coderun/hostcalls"
 )
@@ -17,22 +20,77 @@ import (
 
 // recorder is a recorded run's trace in the making. It is used from the
 // run's goroutine only (and from its caller's once that gave up on it, see
-// executeDetached, when the run's goroutine no longer records).
+// executeDetached, when the run's goroutine no longer records). Events are
+// kept compact, in chunks that never move (a run of 10,000 calls records
+// 20,000 events), and become the trace's TraceEvents when the run ends.
 type recorder struct {
-	t        *Trace
-	size     int64 // what the trace holds, counted against max
-	max      int64
-	over     bool  // the trace passed max: nothing more is recorded
-	ordinal  []int // the call number (from 1) of the call at each id
-	secret   []bool
-	calls    int
-	turn     int // index in t.Events of the turn being delivered, or -1
-	logCount int
+	t          *Trace
+	bindings   []Binding
+	size       int64 // what the trace holds, counted against max
+	max        int64
+	over       bool  // the trace passed max: nothing more is recorded
+	ordinal    []int // the call number (from 1) of the call at each id
+	secret     []bool
+	calls      int
+	turn       *recEvent // the turn being delivered, or nil
+	events     chunks[recEvent]
+	deliveries chunks[recDelivery]
 }
+
+// recEvent is one event as the recorder keeps it (see TraceEvent).
+type recEvent struct {
+	typ    uint8 // recCall, …
+	secret bool
+	ns     int32 // call: the namespace's index; clock: the clock
+	count  int32 // turn: its deliveries, from first
+	first  int32
+	n      int64 // turn: fuel; clock: nanoseconds
+	digest [32]byte
+	member string      // call
+	full   *TraceEvent // the other events, kept as they are written
+}
+
+// The types of recEvent.
+const (
+	recCall = iota
+	recTurn
+	recClock
+	recFull
+)
+
+// recDelivery is one delivery of a turn (see Delivery).
+type recDelivery struct {
+	call, timer int32
+	kind        uint8
+	secret      bool
+	payload     []byte
+}
+
+// chunkLen is the length of a chunk of recorded events.
+const chunkLen = 256
+
+// chunks is a list that grows by chunks of chunkLen, never copying what
+// it holds.
+type chunks[T any] struct {
+	c [][]T
+	n int
+}
+
+// add appends a zero T and returns it.
+func (c *chunks[T]) add() *T {
+	if c.n%chunkLen == 0 {
+		c.c = append(c.c, make([]T, chunkLen))
+	}
+	c.n++
+	return &c.c[(c.n-1)/chunkLen][(c.n-1)%chunkLen]
+}
+
+// at returns element i.
+func (c *chunks[T]) at(i int) *T { return &c.c[i/chunkLen][i%chunkLen] }
 
 // newRecorder starts the trace of a run of program.
 func newRecorder(e *Engine, program string, input []byte, bindings []Binding, max int64) *recorder {
-	rec := &recorder{max: max, turn: -1, t: &Trace{
+	rec := &recorder{max: max, bindings: bindings, t: &Trace{
 		Format: TraceFormat, Version: TraceVersion, Engine: engineIdentity(), Config: e.limits,
 		Program: program, Bindings: traceBindings(bindings),
 	}}
@@ -55,16 +113,26 @@ func (rec *recorder) charge(n int64) bool {
 	rec.size += n
 	if rec.size > rec.max {
 		rec.over = true
-		rec.t.Events, rec.t.Bindings, rec.t.Program, rec.t.Input, rec.t.InputText = nil, nil, "", nil, ""
+		rec.events, rec.deliveries, rec.turn = chunks[recEvent]{}, chunks[recDelivery]{}, nil
+		rec.t.Bindings, rec.t.Program, rec.t.Input, rec.t.InputText = nil, "", nil, ""
 		return false
 	}
 	return true
 }
 
-// add appends an event that costs n bytes besides its record.
+// eventCost is what one event costs against MaxTraceBytes besides its
+// texts: its records in memory (the recorder's, then the trace's), which
+// are more than its JSON's fixed part.
+const eventCost = int64(unsafe.Sizeof(TraceEvent{}) + unsafe.Sizeof(recEvent{}))
+
+// deliveryCost is what one delivery costs besides its payload.
+const deliveryCost = int64(unsafe.Sizeof(Delivery{}) + unsafe.Sizeof(recDelivery{}))
+
+// add appends an event kept as it is written, which costs n bytes besides
+// its records.
 func (rec *recorder) add(ev TraceEvent, n int64) {
 	if rec.charge(eventCost + n) {
-		rec.t.Events = append(rec.t.Events, ev)
+		*rec.events.add() = recEvent{typ: recFull, full: &ev}
 	}
 }
 
@@ -83,16 +151,57 @@ func (rec *recorder) finish(o Outcome) *Trace {
 	if rec.t.Outcome.Logs == nil {
 		rec.t.Outcome.Logs = []string{}
 	}
+	if !rec.over {
+		rec.t.events = &eventList{rec: rec}
+	}
 	return rec.t
+}
+
+// traceEvents is what the recorder kept, as the trace's events.
+func (rec *recorder) traceEvents() []TraceEvent {
+	events := make([]TraceEvent, rec.events.n)
+	deliveries := make([]Delivery, rec.deliveries.n)
+	for i := range deliveries {
+		d := rec.deliveries.at(i)
+		out := &deliveries[i]
+		switch {
+		case d.kind == hostcalls.EvTimer:
+			out.Timer = d.timer
+		case d.secret:
+			out.Call, out.Secret = int(d.call), true
+		case d.kind == hostcalls.EvResolve && isCompactJSON(d.payload):
+			out.Call, out.Resolve = int(d.call), d.payload
+		case d.kind == hostcalls.EvResolve:
+			out.Call, out.ResolveText = int(d.call), string(d.payload)
+		default:
+			out.Call, out.Reject = int(d.call), d.payload
+		}
+	}
+	for i := range events {
+		ev, out := rec.events.at(i), &events[i]
+		switch ev.typ {
+		case recCall:
+			b := rec.bindings[ev.ns]
+			*out = TraceEvent{Type: EventCall, Namespace: b.Global, Function: ev.member, Digest: hex.EncodeToString(ev.digest[:]), Secret: ev.secret}
+		case recTurn:
+			*out = TraceEvent{Type: EventTurn, Fuel: uint64(ev.n), Deliveries: deliveries[ev.first : ev.first+ev.count : ev.first+ev.count]}
+		case recClock:
+			*out = TraceEvent{Type: EventClock, Clock: uint32(ev.ns), Nanos: ev.n}
+		default:
+			*out = *ev.full
+		}
+	}
+	return events
 }
 
 // observe records a call the program made (hostcalls.Config.Observe).
 func (rec *recorder) observe(r *run, ns int, member string, args []byte) int32 {
-	b := r.bindings[ns]
+	secret := r.bindings[ns].Secret
 	rec.calls++
-	rec.secret = append(rec.secret, b.Secret)
-	rec.add(TraceEvent{Type: EventCall, Namespace: b.Global, Function: member, Digest: sha256Hex(args), Secret: b.Secret},
-		jsonStringLen(b.Global)+jsonStringLen(member)+64)
+	rec.secret = append(rec.secret, secret)
+	if rec.charge(eventCost + jsonStringLen(r.bindings[ns].Global) + jsonStringLen(member) + 64) {
+		*rec.events.add() = recEvent{typ: recCall, ns: int32(ns), member: member, secret: secret, digest: sha256.Sum256(args)}
+	}
 	return 0
 }
 
@@ -106,47 +215,45 @@ func (rec *recorder) called(id int32) {
 
 // beginTurn starts the record of a turn of the run loop, at this fuel.
 func (rec *recorder) beginTurn(fuel uint64) {
-	rec.turn = -1
+	rec.turn = nil
 	if rec.charge(eventCost) {
-		rec.t.Events = append(rec.t.Events, TraceEvent{Type: EventTurn, Fuel: fuel})
-		rec.turn = len(rec.t.Events) - 1
+		rec.turn = rec.events.add()
+		*rec.turn = recEvent{typ: recTurn, n: int64(fuel), first: int32(rec.deliveries.n)}
 	}
 }
 
 // delivered records what the turn delivered: ev as the guest gets it.
 func (rec *recorder) delivered(ev *hostcalls.Event) {
-	if rec.turn < 0 {
+	if rec.turn == nil {
 		return
 	}
-	d := Delivery{}
+	d := recDelivery{kind: uint8(ev.Kind)}
 	n := deliveryCost
-	switch ev.Kind {
-	case hostcalls.EvTimer:
-		d.Timer = ev.ID
-	default:
-		d.Call = rec.ordinal[ev.ID]
-		switch {
-		case rec.secret[d.Call-1]:
-			d.Secret = true
-		case ev.Kind == hostcalls.EvResolve && isCompactJSON(ev.Payload):
-			d.Resolve, n = ev.Payload, n+int64(len(ev.Payload))
-		case ev.Kind == hostcalls.EvResolve:
-			d.ResolveText, n = string(ev.Payload), n+jsonStringLen(string(ev.Payload))
-		default:
-			d.Reject, n = ev.Payload, n+int64(len(ev.Payload))
+	if ev.Kind == hostcalls.EvTimer {
+		d.timer = ev.ID
+	} else {
+		d.call = int32(rec.ordinal[ev.ID])
+		if d.secret = rec.secret[d.call-1]; !d.secret {
+			// At most 6 bytes of JSON per byte, when it is written as a string.
+			d.payload, n = ev.Payload, n+int64(len(ev.Payload))
+			if !isCompactJSON(ev.Payload) {
+				n += 5 * int64(len(ev.Payload))
+			}
 		}
 	}
 	if !rec.charge(n) {
-		rec.turn = -1
+		rec.turn = nil
 		return
 	}
-	turn := &rec.t.Events[rec.turn]
-	turn.Deliveries = append(turn.Deliveries, d)
+	*rec.deliveries.add() = d
+	rec.turn.count++
 }
 
 // clock records a clock reading.
 func (rec *recorder) clock(id uint32, ns int64) {
-	rec.add(TraceEvent{Type: EventClock, Clock: id, Nanos: ns}, 0)
+	if rec.charge(eventCost) {
+		*rec.events.add() = recEvent{typ: recClock, ns: int32(id), n: ns}
+	}
 }
 
 // stop records the run's stop from outside, at place, having spent fuel.

@@ -30,10 +30,11 @@ const BudgetReplay = "replay"
 
 // replayer answers a replayed run from its trace.
 type replayer struct {
-	t    *Trace
-	next int     // the next event of t.Events
-	same bool    // the program is the recorded one: turns also check the fuel
-	idOf []int32 // the id of each call made (by number, from 1)
+	t      *Trace
+	events []TraceEvent // t's
+	next   int          // the next event of events
+	same   bool         // the program is the recorded one: turns also check the fuel
+	idOf   []int32      // the id of each call made (by number, from 1)
 	// diverged is the message of the divergence a call just met, which the
 	// guest's OP_DIVERGED completes with the call's position.
 	diverged string
@@ -75,7 +76,7 @@ func (e *Engine) Replay(ctx context.Context, t *Trace, program string) (Outcome,
 		return Outcome{Logs: []string{}, Kind: KindAbort, Message: context.Cause(ctx).Error()}, nil
 	}
 	r := newRunWithin(ctx, e, program, bindings, limits)
-	r.rp = &replayer{t: t, same: same}
+	r.rp = &replayer{t: t, events: t.Events(), same: same}
 	r.initCalls()
 	if len(input) > 0 {
 		r.input = input
@@ -142,15 +143,15 @@ func replayBindings(tb []TraceBinding) ([]Binding, error) {
 
 // peek returns the next event, or nil at the end of the trace.
 func (rp *replayer) peek() *TraceEvent {
-	if rp.next >= len(rp.t.Events) {
+	if rp.next >= len(rp.events) {
 		return nil
 	}
-	return &rp.t.Events[rp.next]
+	return &rp.events[rp.next]
 }
 
 // take consumes the next event and arms a stop that comes next.
 func (rp *replayer) take(r *run) *TraceEvent {
-	ev := &rp.t.Events[rp.next]
+	ev := &rp.events[rp.next]
 	rp.next++
 	rp.arm(r)
 	return ev
@@ -190,8 +191,8 @@ func (rp *replayer) describe(ev *TraceEvent) string {
 // callCount is the number of calls the trace records.
 func (rp *replayer) callCount() int {
 	n := 0
-	for i := range rp.t.Events {
-		if rp.t.Events[i].Type == EventCall {
+	for i := range rp.events {
+		if rp.events[i].Type == EventCall {
 			n++
 		}
 	}

@@ -9,7 +9,6 @@ import (
 	"slices"
 	"sync"
 	"unicode/utf8"
-	"unsafe"
 
 	"github.com/coderun/coderun/budget"
 	"github.com/coderun/coderun/wasm"
@@ -77,8 +76,76 @@ type Trace struct {
 	Bindings  []TraceBinding `json:"bindings,omitempty"`
 	// Seed is Math.random's state when the program started.
 	Seed    uint64       `json:"seed,string"`
-	Events  []TraceEvent `json:"events"`
 	Outcome TraceOutcome `json:"outcome"`
+	// events are the trace's events (see Events), written after the
+	// outcome as "events".
+	events *eventList
+}
+
+// eventList is a trace's events: those read, or those a recorder kept,
+// which become TraceEvents when they are first asked for, so that a
+// recorded run does not pay for making them.
+type eventList struct {
+	once sync.Once
+	rec  *recorder
+	list []TraceEvent
+}
+
+// Events returns the trace's events, in the order the program observed
+// them. The slice is the trace's: it is not to be modified. It is safe
+// for concurrent use.
+func (t *Trace) Events() []TraceEvent {
+	if t.events == nil {
+		return nil
+	}
+	l := t.events
+	l.once.Do(func() {
+		if l.rec != nil {
+			l.list, l.rec = l.rec.traceEvents(), nil
+		}
+	})
+	return l.list
+}
+
+// SetEvents replaces the trace's events (for a trace made or edited by
+// hand).
+func (t *Trace) SetEvents(events []TraceEvent) { t.events = &eventList{list: events} }
+
+// traceJSON is a Trace's JSON form.
+type traceJSON struct {
+	*traceFields
+	Events []TraceEvent `json:"events"`
+}
+
+// traceFields is Trace without its methods.
+type traceFields Trace
+
+// MarshalJSON writes the trace with its events.
+func (t *Trace) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	events := t.Events()
+	if events == nil {
+		events = []TraceEvent{}
+	}
+	if err := enc.Encode(traceJSON{(*traceFields)(t), events}); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
+// UnmarshalJSON reads what MarshalJSON writes, refusing unknown fields.
+func (t *Trace) UnmarshalJSON(b []byte) error {
+	var j traceJSON
+	j.traceFields = (*traceFields)(t)
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&j); err != nil {
+		return err
+	}
+	t.SetEvents(j.Events)
+	return nil
 }
 
 // TraceEngine identifies the engine that recorded a trace (wasm/engine.json).
@@ -160,13 +227,11 @@ type TraceOutcome struct {
 // WriteTo writes the trace as one JSON document, without HTML escapes (so
 // no text grows past what MaxTraceBytes counted), and a final newline.
 func (t *Trace) WriteTo(w io.Writer) (int64, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(t); err != nil {
+	b, err := t.MarshalJSON()
+	if err != nil {
 		return 0, fmt.Errorf("coderun: writing a trace: %w", err)
 	}
-	n, err := w.Write(buf.Bytes())
+	n, err := w.Write(append(b, '\n'))
 	return int64(n), err
 }
 
@@ -182,9 +247,7 @@ func ReadTrace(r io.Reader, max int64) (*Trace, error) {
 		return nil, fmt.Errorf("%w: it is over %d bytes (MaxTraceBytes)", ErrInvalidTrace, max)
 	}
 	var t Trace
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&t); err != nil {
+	if err := t.UnmarshalJSON(b); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidTrace, err)
 	}
 	if t.Format != TraceFormat || t.Version != TraceVersion {
@@ -218,13 +281,6 @@ func traceBindings(bindings []Binding) []TraceBinding {
 	}
 	return out
 }
-
-// eventCost is what one event costs against MaxTraceBytes besides its
-// texts: its record in memory, which is more than its JSON's fixed part.
-const eventCost = int64(unsafe.Sizeof(TraceEvent{}))
-
-// deliveryCost is what one delivery costs besides its payload.
-const deliveryCost = int64(unsafe.Sizeof(Delivery{})) + 16
 
 // jsonStringLen is at least the length of s as a JSON string written
 // without HTML escapes: quotes, two bytes per short escape, six per \u
