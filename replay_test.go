@@ -146,6 +146,12 @@ var replayCases = []replayCase{
 	{name: "binding Goexit", kind: coderun.WorkerExit, program: `
 		await tools.get(1);
 		await Promise.all([tools.goexit(1), tools.get(2)])`},
+	{name: "binding Goexit in a lone call", kind: coderun.WorkerExit, program: `
+		await tools.get(1);
+		await tools.goexit(2)`},
+	{name: "abort in a lone call", kind: coderun.Abort, cancel: 20 * time.Millisecond, program: `
+		await tools.get(1);
+		await tools.hang(2)`},
 	{name: "OnLog panics", kind: coderun.WorkerExit, onLog: func(e string) {
 		if strings.HasPrefix(e, "boom") {
 			panic("hook")

@@ -299,7 +299,7 @@ func (r *run) attach() error {
 	seed := randomSeed()
 	switch {
 	case r.rp != nil:
-		seed = r.rp.t.Seed
+		seed = r.rp.t.Seed | 1 // as randomSeed's: a zero state would stay zero
 	case r.rec != nil:
 		r.rec.t.Seed = seed
 	}
