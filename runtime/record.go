@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"time"
 	"unsafe"
 
@@ -25,7 +26,6 @@ import (
 // 20,000 events), and become the trace's TraceEvents when the run ends.
 type recorder struct {
 	t          *Trace
-	bindings   []Binding
 	size       int64 // what the trace holds, counted against max
 	max        int64
 	over       bool  // the trace passed max: nothing more is recorded
@@ -35,19 +35,21 @@ type recorder struct {
 	turn       *recEvent // the turn being delivered, or nil
 	events     chunks[recEvent]
 	deliveries chunks[recDelivery]
+	full       []*TraceEvent // the events kept as they are written (recFull)
 }
 
-// recEvent is one event as the recorder keeps it (see TraceEvent).
+// recEvent is one event as the recorder keeps it (see TraceEvent). It
+// holds no pointer, so that the garbage collector never scans the chunks
+// of them.
 type recEvent struct {
 	typ    uint8 // recCall, …
 	secret bool
 	ns     int32 // call: the namespace's index; clock: the clock
+	member int32 // call: the member's index in the trace's bindings
 	count  int32 // turn: its deliveries, from first
-	first  int32
+	first  int32 // turn: its first delivery; recFull: the index in full
 	n      int64 // turn: fuel; clock: nanoseconds
 	digest [32]byte
-	member string      // call
-	full   *TraceEvent // the other events, kept as they are written
 }
 
 // The types of recEvent.
@@ -90,7 +92,7 @@ func (c *chunks[T]) at(i int) *T { return &c.c[i/chunkLen][i%chunkLen] }
 
 // newRecorder starts the trace of a run of program.
 func newRecorder(e *Engine, program string, input []byte, bindings []Binding, max int64) *recorder {
-	rec := &recorder{max: max, bindings: bindings, t: &Trace{
+	rec := &recorder{max: max, t: &Trace{
 		Format: TraceFormat, Version: TraceVersion, Engine: engineIdentity(), Config: e.limits,
 		Program: program, Bindings: traceBindings(bindings),
 	}}
@@ -113,7 +115,7 @@ func (rec *recorder) charge(n int64) bool {
 	rec.size += n
 	if rec.size > rec.max {
 		rec.over = true
-		rec.events, rec.deliveries, rec.turn = chunks[recEvent]{}, chunks[recDelivery]{}, nil
+		rec.events, rec.deliveries, rec.turn, rec.full = chunks[recEvent]{}, chunks[recDelivery]{}, nil, nil
 		rec.t.Bindings, rec.t.Program, rec.t.Input, rec.t.InputText = nil, "", nil, ""
 		return false
 	}
@@ -132,7 +134,8 @@ const deliveryCost = int64(unsafe.Sizeof(Delivery{}) + unsafe.Sizeof(recDelivery
 // its records.
 func (rec *recorder) add(ev TraceEvent, n int64) {
 	if rec.charge(eventCost + n) {
-		*rec.events.add() = recEvent{typ: recFull, full: &ev}
+		*rec.events.add() = recEvent{typ: recFull, first: int32(len(rec.full))}
+		rec.full = append(rec.full, &ev)
 	}
 }
 
@@ -181,14 +184,14 @@ func (rec *recorder) traceEvents() []TraceEvent {
 		ev, out := rec.events.at(i), &events[i]
 		switch ev.typ {
 		case recCall:
-			b := rec.bindings[ev.ns]
-			*out = TraceEvent{Type: EventCall, Namespace: b.Global, Function: ev.member, Digest: hex.EncodeToString(ev.digest[:]), Secret: ev.secret}
+			b := rec.t.Bindings[ev.ns]
+			*out = TraceEvent{Type: EventCall, Namespace: b.Global, Function: b.Members[ev.member], Digest: hex.EncodeToString(ev.digest[:]), Secret: ev.secret}
 		case recTurn:
 			*out = TraceEvent{Type: EventTurn, Fuel: uint64(ev.n), Deliveries: deliveries[ev.first : ev.first+ev.count : ev.first+ev.count]}
 		case recClock:
 			*out = TraceEvent{Type: EventClock, Clock: uint32(ev.ns), Nanos: ev.n}
 		default:
-			*out = *ev.full
+			*out = *rec.full[ev.first]
 		}
 	}
 	return events
@@ -199,8 +202,10 @@ func (rec *recorder) observe(r *run, ns int, member string, args []byte) int32 {
 	secret := r.bindings[ns].Secret
 	rec.calls++
 	rec.secret = append(rec.secret, secret)
-	if rec.charge(eventCost + jsonStringLen(r.bindings[ns].Global) + jsonStringLen(member) + 64) {
-		*rec.events.add() = recEvent{typ: recCall, ns: int32(ns), member: member, secret: secret, digest: sha256.Sum256(args)}
+	// Six bytes a byte bound the names' JSON without reading them.
+	if rec.charge(eventCost + 6*int64(len(r.bindings[ns].Global)+len(member)) + 64) {
+		m, _ := slices.BinarySearch(rec.t.Bindings[ns].Members, member) // sorted as the guest numbers them
+		*rec.events.add() = recEvent{typ: recCall, ns: int32(ns), member: int32(m), secret: secret, digest: sha256.Sum256(args)}
 	}
 	return 0
 }
