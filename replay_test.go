@@ -412,3 +412,62 @@ func TestReplayCallsNoBinding(t *testing.T) {
 	sameResult(t, res, got)
 	require.EqualValues(t, 2, calls.Load())
 }
+
+// A hostile or damaged trace makes a replay fail with a message, never
+// panic, hang or call a binding: traces with events dropped, duplicated,
+// reordered or changed at random.
+func TestReplayDamagedTrace(t *testing.T) {
+	rt := newRuntimeConfig(t, coderun.DefaultConfig())
+	_, tr := recordCase(t, rt, replayCase{program: `
+		const t0 = Date.now();
+		const [a, b] = await Promise.all([tools.get(1), tools.get(2)]);
+		await new Promise(r => setTimeout(r, 1));
+		const id = crypto.randomUUID();
+		try { await tools.fail(3); } catch (e) { console.log(e.message); }
+		return [a, b, id.length, Date.now() >= t0]`}, time.Millisecond)
+	events := tr.Events()
+	src := rand.New(rand.NewPCG(33, 1))
+	damage := []func([]coderun.TraceEvent) []coderun.TraceEvent{
+		func(ev []coderun.TraceEvent) []coderun.TraceEvent { // drop one
+			i := src.IntN(len(ev))
+			return append(ev[:i:i], ev[i+1:]...)
+		},
+		func(ev []coderun.TraceEvent) []coderun.TraceEvent { // duplicate one
+			i := src.IntN(len(ev))
+			return append(append(ev[:i+1:i+1], ev[i]), ev[i+1:]...)
+		},
+		func(ev []coderun.TraceEvent) []coderun.TraceEvent { // swap two
+			ev = append([]coderun.TraceEvent(nil), ev...)
+			i, j := src.IntN(len(ev)), src.IntN(len(ev))
+			ev[i], ev[j] = ev[j], ev[i]
+			return ev
+		},
+		func(ev []coderun.TraceEvent) []coderun.TraceEvent { // change a turn's deliveries
+			ev = append([]coderun.TraceEvent(nil), ev...)
+			for i := range ev {
+				if ev[i].Type == "turn" && src.IntN(2) == 0 {
+					ev[i].Deliveries = []coderun.Delivery{{Call: src.IntN(5) - 1, Timer: int32(src.IntN(3) - 1),
+						Resolve: json.RawMessage(`{"x":`), Reject: json.RawMessage(`[1,2]`)}}
+				}
+			}
+			return ev
+		},
+		func(ev []coderun.TraceEvent) []coderun.TraceEvent { // change types and values
+			ev = append([]coderun.TraceEvent(nil), ev...)
+			i := src.IntN(len(ev))
+			ev[i].Type = []string{"call", "turn", "clock", "random", "zone", "stop", "bogus"}[src.IntN(7)]
+			ev[i].Hex, ev[i].Nanos, ev[i].Place, ev[i].Fuel = "zz", -1, "yield", uint64(src.IntN(100000))
+			return ev
+		},
+	}
+	for k := 0; k < 60; k++ {
+		c := roundTrip(t, tr)
+		c.SetEvents(damage[k%len(damage)](events))
+		c.Seed = src.Uint64()
+		res, err := rt.Replay(context.Background(), c, coderun.ReplayOptions{})
+		require.NoError(t, err)
+		if res.Error != nil {
+			require.NotEmpty(t, res.Error.Message)
+		}
+	}
+}
