@@ -39,7 +39,7 @@ func newReplayCommand(o *replayOptions) *command {
 	c := newCommand("replay", replayUsage)
 	c.fs.StringVar(&o.program, "program", "", "run the program in `FILE` instead of the recorded one (\"-\" reads standard input)")
 	c.fs.StringVar(&o.cfg.CacheDir, "cache-dir", o.cfg.CacheDir, hostUsage()["CacheDir"])
-	c.fs.Var(fieldValueOf(&o.cfg.MaxTraceBytes), "max-trace", "cap on the `SIZE` of TRACE (default 64MiB)")
+	c.fs.Var(fieldValueOf(&o.cfg.MaxTraceBytes), "max-trace", "cap on the `SIZE` of TRACE")
 	return c
 }
 
