@@ -35,6 +35,7 @@ type recorder struct {
 	turn       *recEvent // the turn being delivered, or nil
 	events     chunks[recEvent]
 	deliveries chunks[recDelivery]
+	payloads   payloadArena
 	full       []*TraceEvent // the events kept as they are written (recFull)
 }
 
@@ -49,7 +50,10 @@ type recEvent struct {
 	count  int32 // turn: its deliveries, from first
 	first  int32 // turn: its first delivery; recFull: the index in full
 	n      int64 // turn: fuel; clock: nanoseconds
+	// call: the argument's SHA-256, or, for a small argument, where its
+	// text is (hashed when the trace's events are made, off the run).
 	digest [32]byte
+	args   payloadRef
 }
 
 // The types of recEvent.
@@ -60,12 +64,63 @@ const (
 	recFull
 )
 
-// recDelivery is one delivery of a turn (see Delivery).
+// recDelivery is one delivery of a turn (see Delivery); its payload is in
+// the recorder's payloadArena. It holds no pointer.
 type recDelivery struct {
 	call, timer int32
 	kind        uint8
 	secret      bool
-	payload     []byte
+	payload     payloadRef
+}
+
+// payloadArena keeps the payloads of a trace: small ones copied into
+// blocks (so that the results themselves become garbage, and the
+// collector has a few blocks to scan rather than one object per result),
+// big ones as they are.
+type payloadArena struct {
+	blocks [][]byte
+	big    [][]byte
+}
+
+// payloadRef is where a payload is in a payloadArena: in block blk
+// (from 1) at off, or, when blk is negative, big[-blk-1].
+type payloadRef struct{ blk, off, n int32 }
+
+// The largest of payloadArena's blocks, and the least payload kept as it
+// is (also the first block's size).
+const (
+	arenaBlock = 64 << 10
+	arenaBig   = 4 << 10
+)
+
+// put keeps b and returns where.
+func (a *payloadArena) put(b []byte) payloadRef {
+	if len(b) >= arenaBig {
+		a.big = append(a.big, b)
+		return payloadRef{blk: -int32(len(a.big)), n: int32(len(b))}
+	}
+	if n := len(a.blocks); n == 0 || len(a.blocks[n-1])+len(b) > cap(a.blocks[n-1]) {
+		size := arenaBig // the first block; each next one doubles, up to arenaBlock
+		if n > 0 {
+			size = min(arenaBlock, 2*cap(a.blocks[n-1]))
+		}
+		a.blocks = append(a.blocks, make([]byte, 0, size))
+	}
+	last := &a.blocks[len(a.blocks)-1]
+	off := len(*last)
+	*last = append(*last, b...)
+	return payloadRef{blk: int32(len(a.blocks)), off: int32(off), n: int32(len(b))}
+}
+
+// get returns the payload at ref.
+func (a *payloadArena) get(ref payloadRef) []byte {
+	switch {
+	case ref.blk < 0:
+		return a.big[-ref.blk-1]
+	case ref.blk == 0:
+		return nil
+	}
+	return a.blocks[ref.blk-1][ref.off : ref.off+ref.n : ref.off+ref.n]
 }
 
 // chunkLen is the length of a chunk of recorded events.
@@ -115,7 +170,7 @@ func (rec *recorder) charge(n int64) bool {
 	rec.size += n
 	if rec.size > rec.max {
 		rec.over = true
-		rec.events, rec.deliveries, rec.turn, rec.full = chunks[recEvent]{}, chunks[recDelivery]{}, nil, nil
+		rec.events, rec.deliveries, rec.payloads, rec.turn, rec.full = chunks[recEvent]{}, chunks[recDelivery]{}, payloadArena{}, nil, nil
 		rec.t.Bindings, rec.t.Program, rec.t.Input, rec.t.InputText = nil, "", nil, ""
 		return false
 	}
@@ -166,18 +221,18 @@ func (rec *recorder) traceEvents() []TraceEvent {
 	deliveries := make([]Delivery, rec.deliveries.n)
 	for i := range deliveries {
 		d := rec.deliveries.at(i)
-		out := &deliveries[i]
+		out, payload := &deliveries[i], rec.payloads.get(d.payload)
 		switch {
 		case d.kind == hostcalls.EvTimer:
 			out.Timer = d.timer
 		case d.secret:
 			out.Call, out.Secret = int(d.call), true
-		case d.kind == hostcalls.EvResolve && isCompactJSON(d.payload):
-			out.Call, out.Resolve = int(d.call), d.payload
+		case d.kind == hostcalls.EvResolve && isCompactJSON(payload):
+			out.Call, out.Resolve = int(d.call), payload
 		case d.kind == hostcalls.EvResolve:
-			out.Call, out.ResolveText = int(d.call), string(d.payload)
+			out.Call, out.ResolveText = int(d.call), string(payload)
 		default:
-			out.Call, out.Reject = int(d.call), d.payload
+			out.Call, out.Reject = int(d.call), payload
 		}
 	}
 	for i := range events {
@@ -185,6 +240,9 @@ func (rec *recorder) traceEvents() []TraceEvent {
 		switch ev.typ {
 		case recCall:
 			b := rec.t.Bindings[ev.ns]
+			if ev.args.blk != 0 {
+				ev.digest = sha256.Sum256(rec.payloads.get(ev.args))
+			}
 			*out = TraceEvent{Type: EventCall, Namespace: b.Global, Function: b.Members[ev.member], Digest: hex.EncodeToString(ev.digest[:]), Secret: ev.secret}
 		case recTurn:
 			*out = TraceEvent{Type: EventTurn, Fuel: uint64(ev.n), Deliveries: deliveries[ev.first : ev.first+ev.count : ev.first+ev.count]}
@@ -205,7 +263,13 @@ func (rec *recorder) observe(r *run, ns int, member string, args []byte) int32 {
 	// Six bytes a byte bound the names' JSON without reading them.
 	if rec.charge(eventCost + 6*int64(len(r.bindings[ns].Global)+len(member)) + 64) {
 		m, _ := slices.BinarySearch(rec.t.Bindings[ns].Members, member) // sorted as the guest numbers them
-		*rec.events.add() = recEvent{typ: recCall, ns: int32(ns), member: int32(m), secret: secret, digest: sha256.Sum256(args)}
+		ev := rec.events.add()
+		*ev = recEvent{typ: recCall, ns: int32(ns), member: int32(m), secret: secret}
+		if len(args) < arenaBig && rec.charge(int64(len(args))) {
+			ev.args = rec.payloads.put(args)
+		} else {
+			ev.digest = sha256.Sum256(args)
+		}
 	}
 	return 0
 }
@@ -240,7 +304,7 @@ func (rec *recorder) delivered(ev *hostcalls.Event) {
 		d.call = int32(rec.ordinal[ev.ID])
 		if d.secret = rec.secret[d.call-1]; !d.secret {
 			// At most 6 bytes of JSON per byte, when it is written as a string.
-			d.payload, n = ev.Payload, n+int64(len(ev.Payload))
+			n += int64(len(ev.Payload))
 			if !isCompactJSON(ev.Payload) {
 				n += 5 * int64(len(ev.Payload))
 			}
@@ -249,6 +313,9 @@ func (rec *recorder) delivered(ev *hostcalls.Event) {
 	if !rec.charge(n) {
 		rec.turn = nil
 		return
+	}
+	if ev.Kind != hostcalls.EvTimer && !d.secret {
+		d.payload = rec.payloads.put(ev.Payload)
 	}
 	*rec.deliveries.add() = d
 	rec.turn.count++
