@@ -73,10 +73,9 @@ type recDelivery struct {
 	payload     payloadRef
 }
 
-// payloadArena keeps the payloads of a trace: small ones copied into
-// blocks (so that the results themselves become garbage, and the
-// collector has a few blocks to scan rather than one object per result),
-// big ones as they are.
+// payloadArena keeps copies of the payloads of a trace: small ones in
+// blocks (so that the collector has a few blocks to scan rather than one
+// object per result), big ones each in its own.
 type payloadArena struct {
 	blocks [][]byte
 	big    [][]byte
@@ -86,8 +85,8 @@ type payloadArena struct {
 // (from 1) at off, or, when blk is negative, big[-blk-1].
 type payloadRef struct{ blk, off, n int32 }
 
-// The largest of payloadArena's blocks, and the least payload kept as it
-// is (also the first block's size).
+// The largest of payloadArena's blocks, and the least payload that
+// is copied to a block of its own (also the first block's size).
 const (
 	arenaBlock = 64 << 10
 	arenaBig   = 4 << 10
@@ -96,7 +95,9 @@ const (
 // put keeps b and returns where.
 func (a *payloadArena) put(b []byte) payloadRef {
 	if len(b) >= arenaBig {
-		a.big = append(a.big, b)
+		// A copy: the host's buffer is the binding's, which may reuse it
+		// once the result is delivered.
+		a.big = append(a.big, append([]byte(nil), b...))
 		return payloadRef{blk: -int32(len(a.big)), n: int32(len(b))}
 	}
 	if n := len(a.blocks); n == 0 || len(a.blocks[n-1])+len(b) > cap(a.blocks[n-1]) {
