@@ -63,7 +63,10 @@ func TestSnapshotImageTrimmed(t *testing.T) {
 	// Intl's accessor and the closures of the six locale-sensitive methods
 	// that load it (Number's, BigInt's and Date's toLocale*String,
 	// String's localeCompare) to 396,422 bytes and 101 pages (+3.4%).
-	maxData, maxPages := 398_000, 104
+	// Replay's locate, which finds where a divergent call was made, and its
+	// two protocol constants (issue 33) to 400,422 bytes and 103 pages
+	// (+4.4%; 409 more non-zero bytes, the rest a segment's layout).
+	maxData, maxPages := 402_000, 104
 	require.LessOrEqual(t, data, maxData, "bytes of data segments")
 	require.LessOrEqual(t, len(m.Data), 64, "data segments")
 	require.LessOrEqual(t, pages, maxPages, "pages of 4 KiB the data segments write")
