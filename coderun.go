@@ -77,9 +77,11 @@ type Config struct {
 	// CacheDir, when not empty, is where wazero's compiled code of the
 	// engine is cached between processes, so that later starts skip the
 	// compilation. "" (DefaultConfig's) disables the cache: coderun then
-	// writes nothing to disk. A cache that cannot be created, read or
-	// written is not used; it never fails New. The CLI uses
-	// os.UserCacheDir()/coderun.
+	// writes nothing to disk. A cache directory that exists but cannot be
+	// written (one baked into a container image on a read-only file system)
+	// is only read: compiled code found there is loaded, and code missing
+	// from it is compiled in memory. A cache that cannot be used is not
+	// used; it never fails New. The CLI uses os.UserCacheDir()/coderun.
 	CacheDir string
 	// Prewarm is how many never-used instances are kept instantiated ahead
 	// of time in the background (0, the default, disables the pool). Each is

@@ -25,6 +25,9 @@ type sharedEngine struct {
 	qe               *quickjs.Engine
 	snap             snapshotState
 	interruptCounter uint32
+	// through is the cache directory the compiled code came through: read
+	// from it or written to it; "" when it was compiled in memory only.
+	through string
 }
 
 // engineKey tells shared engines apart: the compilation cache they were
@@ -54,11 +57,11 @@ func engineFor(ctx context.Context, opts Options) (*sharedEngine, error) {
 	if err != nil {
 		return nil, err
 	}
-	qe, err := compileEngine(ctx, snap, key)
+	qe, through, err := compileEngine(ctx, snap, key)
 	if err != nil {
 		return nil, err
 	}
-	sh := &sharedEngine{qe: qe, snap: snap.state, interruptCounter: findInterruptCounter(ctx, qe, snap.state)}
+	sh := &sharedEngine{qe: qe, snap: snap.state, interruptCounter: findInterruptCounter(ctx, qe, snap.state), through: through}
 	if !opts.private {
 		caches.engines[key] = sh
 	}
@@ -73,12 +76,13 @@ func engineFor(ctx context.Context, opts Options) (*sharedEngine, error) {
 // version, the platform and the CPU's features: the module is the generated
 // engine, so its digest covers everything that determines it. A cache
 // directory that cannot be created, read or written never fails New: the
-// module is then compiled with the in-memory cache only.
+// module is then compiled with the in-memory cache only. It returns the
+// cache directory the compiled code came through ("" in memory only).
 //
 // The snapshot's image is shared by every instance rather than copied into
 // each (quickjs.Options.ShareImage). No memory cap is set here: wasm32's
 // own 4 GiB is the engine's, and each instance gets its run's.
-func compileEngine(ctx context.Context, snap *snapshot, key engineKey) (*quickjs.Engine, error) {
+func compileEngine(ctx context.Context, snap *snapshot, key engineKey) (*quickjs.Engine, string, error) {
 	ctx = experimental.WithCompilationWorkers(ctx, goruntime.GOMAXPROCS(0))
 	qopts := quickjs.Options{
 		Wasm:       snap.module,
@@ -89,11 +93,14 @@ func compileEngine(ctx context.Context, snap *snapshot, key engineKey) (*quickjs
 		Cache:           compilationCache(key.dir),
 	}
 	qe, err := quickjs.NewEngine(ctx, qopts)
+	if err == nil && qopts.Cache != compilationCache("") {
+		return qe, key.dir, nil
+	}
 	if err != nil && key.dir != "" {
 		qopts.Cache = compilationCache("")
-		return quickjs.NewEngine(ctx, qopts)
+		qe, err = quickjs.NewEngine(ctx, qopts)
 	}
-	return qe, err
+	return qe, "", err
 }
 
 // caches holds the process's wazero compilation caches, by cache directory

@@ -93,13 +93,7 @@ func TestNewWithUnusableCacheDir(t *testing.T) {
 			return "/proc/coderun-cache-test" // nobody, not even root, makes directories here
 		}},
 		{"read-only", func(t *testing.T, root string) string {
-			require.NoError(t, os.Chmod(root, 0o555))
-			t.Cleanup(func() { _ = os.Chmod(root, 0o755) })
-			if f, err := os.CreateTemp(root, "probe"); err == nil {
-				f.Close()
-				os.Remove(f.Name())
-				t.Skip("permissions do not bind this user (root)")
-			}
+			makeReadOnly(t, root)
 			return root
 		}},
 	}

@@ -97,7 +97,8 @@ type Options struct {
 	Limits budget.Limits
 	// CacheDir, when not empty, keeps wazero's compiled code of the engine
 	// on disk so that later processes start fast. Nothing is written to disk
-	// without it; a cache that cannot be used is not used.
+	// without it; one that exists but cannot be written is only read; a
+	// cache that cannot be used is not used.
 	CacheDir string
 	// Prewarm is how many never-used instances are kept instantiated ahead
 	// of time, off the request path; 0 disables the pool.
@@ -122,6 +123,9 @@ type Engine struct {
 	web      webCache   // the web globals' bytecode (web.go)
 	input    inputCache // the input installer's bytecode (input.go)
 	zones    zoneCache  // the time zones runs asked for (timezone.go)
+	// codeThrough is the cache directory the engine's compiled code came
+	// through, "" when it was compiled in memory only (for tests).
+	codeThrough string
 	// compilePhase, when set (by tests), is called before each phase of a compilation.
 	compilePhase func(transpile.Phase)
 
@@ -181,6 +185,7 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 		closing:          make(chan struct{}),
 		interruptCounter: sh.interruptCounter,
 		maxTrace:         opts.MaxTraceBytes,
+		codeThrough:      sh.through,
 	}
 	e.giveBack = newGiveBack(e.closing)
 	if opts.Prewarm > 0 {
