@@ -96,10 +96,18 @@ func compileEngine(ctx context.Context, snap *snapshot, key engineKey) (*quickjs
 	if err == nil && qopts.Cache != compilationCache("") {
 		return qe, key.dir, nil
 	}
-	if err != nil && key.dir != "" {
-		qopts.Cache = compilationCache("")
-		qe, err = quickjs.NewEngine(ctx, qopts)
+	if err == nil || key.dir == "" {
+		return qe, "", err
 	}
+	// A miss in a directory that cannot be written (see
+	// newCompilationCache) compiled the module, kept it in the cache's
+	// memory, and failed only to write it: a second try takes it from
+	// there instead of compiling it again.
+	if qe, err = quickjs.NewEngine(ctx, qopts); err == nil {
+		return qe, "", nil
+	}
+	qopts.Cache = compilationCache("")
+	qe, err = quickjs.NewEngine(ctx, qopts)
 	return qe, "", err
 }
 
@@ -141,8 +149,8 @@ func compilationCache(dir string) wazero.CompilationCache {
 // nil when dir is "" or the directory neither can be written to nor exists.
 // A directory that exists but cannot be written to (a cache baked into a
 // container image on a read-only root filesystem) is used to read: a hit
-// loads the compiled code, and a miss fails the compile, which
-// compileEngine then does again in memory.
+// loads the compiled code, and a miss compiles it, keeps it in the cache's
+// memory and fails to write it, which compileEngine then tries again.
 func newCompilationCache(dir string) wazero.CompilationCache {
 	if dir == "" {
 		return nil
