@@ -15,6 +15,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // BenchmarkServeReady measures what a new replica (a new pod) takes to
@@ -22,14 +24,18 @@ import (
 // its first GET /readyz answered 200, polled every millisecond. "baked
 // cache" gives it --cache-dir of a directory one earlier process filled and
 // that is then read-only, as in the container image (deploy/Containerfile);
-// "no cache" gives it --cache-dir "", so that it compiles the engine. It
+// "baked cache, other CPU" one with wazero's directories but not the
+// compiled engine, read-only (what a replica on a CPU whose features differ
+// from the build machine's finds: it compiles in memory); "no cache" gives
+// it --cache-dir "", so that it compiles the engine. It
 // reports the median (ms/ready) and the resident memory of the server once
 // ready (MiB-rss, read from /proc/PID/status), the overhead a replica
 // needs besides its runs' memory. Issue 32's goal: well under a second with
 // the baked cache.
 func BenchmarkServeReady(b *testing.B) {
 	bin, cache := buildServer(b)
-	for _, c := range []struct{ name, cacheDir string }{{"baked cache", cache}, {"no cache", ""}} {
+	cases := []struct{ name, cacheDir string }{{"baked cache", cache}, {"baked cache, other CPU", missCache(b, cache)}, {"no cache", ""}}
+	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {
 			var times []time.Duration
 			var rss int64
@@ -68,10 +74,33 @@ func buildServer(b *testing.B) (bin, cache string) {
 	return bin, cache
 }
 
-// readOnly takes the write permissions off every file and directory under
-// dir (root is not bound by them, and then reads the cache as it would a
-// read-only one: a hit takes the same path).
+// missCache returns a read-only cache directory with the directories of
+// cache (wazero's, by version and platform) and none of its files.
+func missCache(b *testing.B, cache string) string {
+	miss := filepath.Join(b.TempDir(), "miss")
+	err := filepath.WalkDir(cache, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || !d.IsDir() {
+			return err
+		}
+		rel, err := filepath.Rel(cache, path)
+		if err != nil {
+			return err
+		}
+		return os.MkdirAll(filepath.Join(miss, rel), 0o755)
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	readOnly(b, miss)
+	return miss
+}
+
+// readOnly makes every file and directory under dir read-only: by their
+// permissions, and, for root, whom they do not bind, by the immutable
+// attribute of the directories (chattr +i), so that the server finds the
+// cache as a read-only file system would have it. Its cleanup undoes both.
 func readOnly(b *testing.B, dir string) {
+	var dirs []string
 	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -79,6 +108,7 @@ func readOnly(b *testing.B, dir string) {
 		mode := os.FileMode(0o444)
 		if d.IsDir() {
 			mode = 0o555
+			dirs = append(dirs, path)
 		}
 		return os.Chmod(path, mode)
 	})
@@ -86,6 +116,9 @@ func readOnly(b *testing.B, dir string) {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() {
+		for _, d := range dirs {
+			_ = setImmutable(d, false)
+		}
 		_ = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 			if err == nil {
 				_ = os.Chmod(path, 0o755)
@@ -93,6 +126,38 @@ func readOnly(b *testing.B, dir string) {
 			return nil
 		})
 	})
+	if os.Geteuid() != 0 {
+		return
+	}
+	for _, d := range dirs {
+		if err := setImmutable(d, true); err != nil {
+			b.Fatalf("as root, a read-only cache needs the immutable attribute: %v", err)
+		}
+	}
+}
+
+// setImmutable sets or clears the immutable attribute of dir (chattr +i,
+// FS_IMMUTABLE_FL), which stops even root from creating files in it.
+func setImmutable(dir string, on bool) error {
+	f, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	flags, err := unix.IoctlGetUint32(int(f.Fd()), unix.FS_IOC_GETFLAGS)
+	if err != nil {
+		return fmt.Errorf("%s: FS_IOC_GETFLAGS: %w", dir, err)
+	}
+	const immutable = 0x10 // FS_IMMUTABLE_FL
+	if on {
+		flags |= immutable
+	} else {
+		flags &^= immutable
+	}
+	if err := unix.IoctlSetPointerInt(int(f.Fd()), unix.FS_IOC_SETFLAGS, int(flags)); err != nil {
+		return fmt.Errorf("%s: FS_IOC_SETFLAGS: %w", dir, err)
+	}
+	return nil
 }
 
 var servingAt = regexp.MustCompile(`at (http://\S+)/`)
