@@ -157,7 +157,7 @@ func fleetFreePort(t *testing.T) int {
 }
 
 // The health checks of the test's HAProxy: its figures are the ones
-// docs/deploy-fleet.md recommends, scaled down so that a change is seen
+// docs/deploy.md ("N replicas behind a load balancer") recommends, scaled down so that a change is seen
 // within a fraction of a second.
 const (
 	fleetCheckInter = 200 * time.Millisecond
@@ -165,7 +165,7 @@ const (
 )
 
 // fleetBackends are the backends of the test's HAProxy, in front of the
-// same replicas: coderun retries as docs/deploy-fleet.md's configuration
+// same replicas: coderun retries as docs/deploy.md ("N replicas behind a load balancer")'s configuration
 // does with empty-response and response-timeout added (a run that may
 // have started is run again), coderun_safe only what never started a run
 // (a connection refused, a 503).
