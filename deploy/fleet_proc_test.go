@@ -113,17 +113,6 @@ func fleetTail(s string, n int) string {
 	return "…" + s[len(s)-n:]
 }
 
-// fleetBuildCoderun builds the coderun command into a temporary directory.
-func fleetBuildCoderun(t *testing.T) string {
-	t.Helper()
-	goTool, err := exec.LookPath("go")
-	require.NoError(t, err, "building coderun needs the go command")
-	bin := filepath.Join(t.TempDir(), "coderun")
-	out, err := exec.Command(goTool, "build", "-o", bin, "github.com/coderun/coderun/cmd/coderun").CombinedOutput()
-	require.NoError(t, err, "go build: %s", out)
-	return bin
-}
-
 // fleetFreePort returns a loopback port that was free a moment ago, below
 // the range the kernel picks the local ports of outgoing connections from
 // (Linux's ip_local_port_range): there, no connection takes it as its own
@@ -157,16 +146,16 @@ func fleetFreePort(t *testing.T) int {
 }
 
 // The health checks of the test's HAProxy: its figures are the ones
-// docs/deploy.md ("N replicas behind a load balancer") recommends, scaled down so that a change is seen
-// within a fraction of a second.
+// docs/deploy.md ("N replicas behind a load balancer") recommends, scaled
+// down so that a change is seen within a fraction of a second.
 const (
 	fleetCheckInter = 200 * time.Millisecond
 	fleetServerWait = 15 * time.Second // HAProxy's timeout server: above a run's --wall-time
 )
 
 // fleetBackends are the backends of the test's HAProxy, in front of the
-// same replicas: coderun retries as docs/deploy.md ("N replicas behind a load balancer")'s configuration
-// does with empty-response and response-timeout added (a run that may
+// same replicas: coderun retries as the configuration of docs/deploy.md
+// ("N replicas behind a load balancer") does with empty-response and response-timeout added (a run that may
 // have started is run again), coderun_safe only what never started a run
 // (a connection refused, a 503).
 var fleetBackends = []struct{ name, retryOn string }{

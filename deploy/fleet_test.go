@@ -122,7 +122,7 @@ func TestFleet(t *testing.T) {
 	d := fleetDurationsFor(os.Getenv("CODERUN_LONG") == "1")
 	exe, err := os.Executable()
 	require.NoError(t, err)
-	f := &fleet{bin: fleetBuildCoderun(t), upstream: exe}
+	f := &fleet{bin: coderunBin, upstream: exe}
 	reps := []*fleetReplica{{name: "r0"}, {name: "r1"}, {name: "r2"}}
 	rep := fleetReport{CPUs: runtime.NumCPU()}
 	if b, err := os.ReadFile("/proc/loadavg"); err == nil {
