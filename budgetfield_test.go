@@ -85,3 +85,41 @@ func TestFailureBudgetJSON(t *testing.T) {
 	require.NoError(t, err)
 	require.JSONEq(t, `{"kind":"exception","message":"m"}`, string(b))
 }
+
+// A recursion without bound meets QuickJS's own limit first, a RangeError
+// the program can catch (contract §2): uncaught, it ends the run as an
+// exception with no budget. What fills the native stack, and so ends a run
+// as worker-exit with BudgetStack, is nesting the engine's C code goes
+// through without that limit: an input nested deeper than its parser goes.
+func TestUnboundedRecursion(t *testing.T) {
+	rt := newRuntimeConfig(t, coderun.DefaultConfig())
+	const down = "function down(n) { return down(n + 1) + 1 }\n"
+	for _, tc := range []struct {
+		name    string
+		program string
+		input   string
+		kind    coderun.Kind
+		budget  coderun.Budget
+		message string // a prefix of the message, or the value when kind is ""
+	}{
+		{name: "uncaught", program: down + "return down(0)",
+			kind: coderun.Exception, message: "RangeError: Maximum call stack size exceeded"},
+		{name: "caught", program: down + "try { down(0) } catch (e) { return e instanceof RangeError }", message: "true"},
+		{name: "input nested too deep", program: "return input", input: strings.Repeat("[", 200_000) + strings.Repeat("]", 200_000),
+			kind: coderun.WorkerExit, budget: coderun.BudgetStack, message: "the run's input (Request.Input) is nested too deeply for the engine to parse it"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := rt.Run(context.Background(), coderun.Request{Program: tc.program, Input: json.RawMessage(tc.input)})
+			require.NoError(t, err)
+			if tc.kind == "" {
+				require.NoError(t, res.Err())
+				require.Equal(t, tc.message, string(res.Value))
+				return
+			}
+			require.NotNil(t, res.Error)
+			require.Equal(t, tc.kind, res.Error.Kind, res.Error.Message)
+			require.Equal(t, tc.budget, res.Error.Budget, res.Error.Message)
+			require.True(t, strings.HasPrefix(res.Error.Message, tc.message), res.Error.Message)
+		})
+	}
+}

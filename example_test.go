@@ -33,9 +33,10 @@ func weather(_ context.Context, in WeatherArgs) (Forecast, error) {
 }
 
 // A program runs in a fresh sandbox; what it returned, what it printed and
-// how it failed come back as data. The program calls host functions through
-// a namespace, and a host error reaches it as an instance of the declared
-// error class.
+// how it failed come back as data. Data goes in as Request.Input; the
+// program calls host functions through a namespace, and a host error
+// reaches it as an instance of the declared error class. A failure says
+// which budget, if any, ended the run.
 func Example() {
 	ctx := context.Background()
 	rt, err := coderun.New(coderun.DefaultConfig())
@@ -58,21 +59,35 @@ func Example() {
 	}
 
 	res, err := rt.Run(ctx, coderun.Request{
-		Program: `const [a, b] = await Promise.all([tools.search({q: "go"}), tools.search({q: "wasm"})]);
+		Program: `const found = await Promise.all(input.queries.map((q) => tools.search({q})));
 try { await tools.search({}) } catch (e) { if (e instanceof ToolCallError) console.log(e.toolName, "failed:", e.message) }
-return {hits: a.hits + b.hits}`,
+return {hits: found.reduce((n, r) => n + r.hits, 0)}`,
+		Input:    json.RawMessage(`{"queries": ["go", "wasm"]}`),
 		Bindings: []coderun.Namespace{tools},
 	})
 	if err != nil { // only misuse: a closed Runtime, an invalid binding declaration or input
 		log.Fatal(err)
 	}
-	fmt.Println(string(res.Value), res.Logs, res.Err())
+	if err := res.Err(); err != nil { // the run failed: res.Error says how
+		log.Fatal(err)
+	}
+	fmt.Println(string(res.Value), res.Logs)
 
-	// A failure is a Result too, with a kind and a message a model can act on.
+	// A failure is a Result too: a kind, the budget that ended the run (none
+	// when the program itself failed) and a message a model can act on.
 	res, _ = rt.Run(ctx, coderun.Request{Program: "const n: number = 1\nreturn n.toFixed(200)"})
-	fmt.Println(res.Error.Kind, "|", res.Error.Message)
+	if f := res.Error; f != nil {
+		switch f.Budget {
+		case coderun.BudgetFuel, coderun.BudgetCompute, coderun.BudgetWall:
+			fmt.Println("too slow:", f.Message)
+		case coderun.BudgetMemory, coderun.BudgetOutput:
+			fmt.Println("too big:", f.Message)
+		default:
+			fmt.Println(f.Kind, "|", f.Message)
+		}
+	}
 	// Output:
-	// {"hits":6} [search failed: search needs {q: string}] <nil>
+	// {"hits":6} [search failed: search needs {q: string}]
 	// exception | RangeError: invalid number of digits
 	//     at toFixed (native)
 	//     at <program> (program.ts:2:10)
