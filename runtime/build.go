@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
 
 	"github.com/coderun/coderun/budget"
 	"github.com/coderun/coderun/hostcalls"
@@ -15,12 +16,23 @@ import (
 var fuelConfig = wasm.FuelConfig{InterruptCost: budget.InterruptCost, BackEdges: true}
 
 // preludeSource is the program whose evaluation the snapshot captures: the
-// prelude, given the guest printers it uses, inside the declaration of the
-// protocol's numbers (hostcalls.PreludeConstants), which the prelude takes
-// from the host's table rather than repeat.
-func preludeSource() string {
-	return "(function (wrapper) { " + hostcalls.PreludeConstants() + " return (" + preludeJS + ")(wrapper, (" +
-		serialize.InspectJS + "\n)(), (" + serialize.LosslessJS + "\n)()); })"
+// prelude, given the guest printers it uses and the web globals' installer,
+// inside the declaration of the protocol's numbers
+// (hostcalls.PreludeConstants), which the prelude takes from the host's
+// table rather than repeat, and of the program's file name (programFile),
+// which its stack traces name.
+func preludeSource() string { return preludeSourceWith(webGlobalsJS) }
+
+// noWebGlobals is a web globals' installer that installs nothing.
+const noWebGlobals = "(function () {})"
+
+// preludeSourceWith is preludeSource with installWeb as the web globals'
+// installer: the installer comes last, so that its atoms follow all of the
+// others (see runtime/webglobals.js).
+func preludeSourceWith(installWeb string) string {
+	return "(function (wrapper) { const PROGRAM_FILE = " + strconv.Quote(programFile) + "; " + hostcalls.PreludeConstants() +
+		" return (" + preludeJS + ")(wrapper, (" + serialize.InspectJS + "\n)(), (" + serialize.LosslessJS + "\n)(), (" +
+		installWeb + "\n)); })"
 }
 
 // BuildEngine makes coderun's engine from the pristine QuickJS-NG module:
@@ -37,7 +49,7 @@ func BuildEngine(ctx context.Context, pristine []byte) (module, state []byte, er
 	if err != nil {
 		return nil, nil, err
 	}
-	s, err := buildSnapshot(ctx, hardened, preludeSource())
+	s, err := buildSnapshot(ctx, hardened, preludeSource(), preludeSourceWith(noWebGlobals))
 	if err != nil {
 		return nil, nil, err
 	}

@@ -27,6 +27,11 @@ import (
 //go:embed prelude.js
 var preludeJS string
 
+// webGlobalsJS is the web globals' installer, which the prelude calls.
+//
+//go:embed webglobals.js
+var webGlobalsJS string
+
 // ErrClosed is returned by Run after Close.
 var ErrClosed = errors.New("coderun: runtime closed")
 

@@ -1,5 +1,6 @@
 // The guest half of coderun's event loop. Evaluated once per instance before
-// any user code, as a factory: (wrapper, inspectLib, losslessLib) => api.
+// any user code, as a factory: (wrapper, inspectLib, losslessLib,
+// installWeb) => api.
 //
 // `wrapper` is the host function made by the glue's coderun_new_function, a
 // C function that passes its arguments straight to the host, so no later
@@ -10,7 +11,7 @@
 // api(START, mainFn, spec) starts the program; api(DELIVER, id, kind, value)
 // hands over a completed binding call or a fired timer. The host drains the
 // job queue after starting and after each round of deliveries.
-(function (wrapper, inspectLib, losslessLib) {
+(function (wrapper, inspectLib, losslessLib, installWeb) {
   "use strict";
   // The protocol's numbers (OP_*, DONE_*, CALL_*, EV_*, START, DELIVER,
   // RENDER) are not declared here: the host declares them around the
@@ -108,54 +109,10 @@
   function clearInterval(id) { clearTimeout(id); }
   ObjectDefineProperty(G, "setInterval", { __proto__: null, value: setInterval, writable: true, configurable: true });
   ObjectDefineProperty(G, "clearInterval", { __proto__: null, value: clearInterval, writable: true, configurable: true });
-  // Web-platform globals (runtime/web.go): each name is an accessor until
-  // its first get or set, which replaces it with a data property, as Web
-  // IDL defines a global; the first get asks the host for the factory of
-  // its group (OP_WEB) and defines the group's names still unused.
-  {
-    const names = ["TextEncoder", "TextDecoder", "structuredClone", "crypto", "Event", "EventTarget", "AbortController", "AbortSignal", "URL", "URLSearchParams", "Intl"];
-    const groups = [0, 0, 1, 2, 3, 3, 3, 3, 4, 4, 5];
-    // Intl's other groups follow its own in runtime/web.go's list
-    // (web/intl_more.js, then web/intl_date.js); the Intl group loads them
-    // with web(g).
-    const INTL = groups[names.indexOf("Intl")];
-    const webLib = ObjectFreeze({
-      __proto__: null, host, OP_RANDOM, OP_TIME_ZONE, setTimeout, clearTimeout, DOMException: G.DOMException,
-      web: (g) => load(g), INTL_MORE: INTL + 1, INTL_DATE: INTL + 2,
-    });
-    const loaded = ObjectSetPrototypeOf([], null), getters = ObjectSetPrototypeOf([], null), hasOwn = Object.hasOwn;
-    const define = (name, value) => ObjectDefineProperty(G, name, { __proto__: null, value, writable: true, configurable: true });
-    const load = (g) => {
-      let o = loaded[g];
-      if (o !== undefined) return o;
-      o = loaded[g] = ReflectApply(host(0, 0, 0, undefined, OP_WEB, g), undefined, [webLib]);
-      for (let i = 0; i < names.length; i++) {
-        const d = groups[i] === g ? ObjectGetOwnPropertyDescriptor(G, names[i]) : undefined;
-        if (d !== undefined && hasOwn(d, "get") && d.get === getters[i]) define(names[i], o[names[i]]);
-      }
-      return o;
-    };
-    for (let i = 0; i < names.length; i++) {
-      const name = names[i], g = groups[i];
-      getters[i] = function () { return load(g)[name]; };
-      ObjectDefineProperty(G, name, { __proto__: null, get: getters[i], set(v) { define(name, v); }, configurable: true });
-    }
-    // The locale-sensitive methods of the built-ins format with the Intl
-    // group (https://tc39.es/ecma402/#sup-properties-of-the-number-prototype-object
-    // and on), which they load when first called: one closure per method,
-    // sharing its code, with the built-in's name and length.
-    const intl = (k, name, length) => {
-      const f = { [name](a, b, c) { return load(INTL)[k](this, a, b, c); } }[name];
-      ObjectDefineProperty(f, "length", { __proto__: null, value: length });
-      return { __proto__: null, value: f, writable: true, configurable: true };
-    };
-    ObjectDefineProperty(Number_.prototype, "toLocaleString", intl("numberToLocaleString", "toLocaleString", 0));
-    ObjectDefineProperty(BigInt.prototype, "toLocaleString", intl("bigintToLocaleString", "toLocaleString", 0));
-    ObjectDefineProperty(Date.prototype, "toLocaleString", intl("dateToLocaleString", "toLocaleString", 0));
-    ObjectDefineProperty(Date.prototype, "toLocaleDateString", intl("dateToLocaleDateString", "toLocaleDateString", 0));
-    ObjectDefineProperty(Date.prototype, "toLocaleTimeString", intl("dateToLocaleTimeString", "toLocaleTimeString", 0));
-    ObjectDefineProperty(String_.prototype, "localeCompare", intl("localeCompare", "localeCompare", 1));
-  }
+  // Web-platform globals (runtime/web.go), installed by installWeb
+  // (runtime/webglobals.js), a function of its own so that the engine can
+  // be built without it and its names placed after the prelude's.
+  installWeb(G, host, setTimeout, clearTimeout);
 
 
   // The run's input (coderun.Request.Input) is the global `input`:
@@ -226,7 +183,7 @@
   // program named like the wrapper's function (__dsh_main__) keeps its own
   // name in frames. The function is recognized by identity, which costs a
   // run nothing until a stack is made.
-  const PROGRAM_FILE = "program.ts", PRELUDE_FILE = "coderun:prelude", MAIN_NAME = "<program>";
+  const PRELUDE_FILE = "coderun:prelude", MAIN_NAME = "<program>";
   let mainFn;
   const POSITION_SCALE = 67108864; // the host packs a position as line * 2^26 + column
   const FRAME_OTHER = 0, FRAME_PROGRAM = 1, FRAME_PRELUDE = 2;

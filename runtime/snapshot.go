@@ -111,8 +111,10 @@ func embeddedSnapshot() (*snapshot, error) {
 // compiled in another instance (compilePrelude) and evaluated from its
 // bytecode, so that the captured heap holds few freed chunks between its
 // live objects: the image then covers fewer pages, and each run's memory
-// has fewer of them resident.
-func buildSnapshot(ctx context.Context, hardened []byte, prelude string) (*snapshot, error) {
+// has fewer of them resident. Before it, orderAtoms makes the atoms
+// programs name, among them the names of names, a script (the prelude
+// without the web globals' installer, see preludeSourceWith).
+func buildSnapshot(ctx context.Context, hardened []byte, prelude, names string) (*snapshot, error) {
 	qe, err := quickjs.NewEngine(ctx, quickjs.Options{Wasm: hardened, Interpreter: true})
 	if err != nil {
 		return nil, err
@@ -138,6 +140,10 @@ func buildSnapshot(ctx context.Context, hardened []byte, prelude string) (*snaps
 	if err != nil {
 		return fail(err)
 	}
+	atoms, err := orderAtoms(ctx, qe, in, names, bc.code)
+	if err != nil {
+		return fail(err)
+	}
 	factory, err := in.EvalBytecode(bc.code, quickjs.EvalGlobal)
 	if err != nil || factory.IsException() {
 		return fail(fmt.Errorf("evaluating the prelude: %v", err))
@@ -158,6 +164,7 @@ func buildSnapshot(ctx context.Context, hardened []byte, prelude string) (*snaps
 		return fail(fmt.Errorf("trimming the image: %w", err))
 	}
 	trim.Stripped, trim.StripErr = bc.stripped, bc.stripErr
+	trim.Atoms.Ordered, trim.Atoms.SortErr = atoms.Ordered, errors.Join(atoms.SortErr, trim.Atoms.SortErr)
 
 	module, err := captureModule(in, hardened)
 	if err != nil {
@@ -221,20 +228,9 @@ type preludeBytecode struct {
 // never allocated among its objects, where their freed chunks would leave
 // every page they shared with a live object in the image.
 func compilePrelude(ctx context.Context, qe *quickjs.Engine, prelude string) (preludeBytecode, error) {
-	in, err := qe.Instantiate(ctx, templateHost{})
+	code, err := compileForSnapshot(ctx, qe, prelude, preludeFile)
 	if err != nil {
-		return preludeBytecode{}, err
-	}
-	defer in.Close(ctx)
-	if err := in.Init(quickjs.InitOptions{StackBytes: stackBytes, StackMargin: stackMargin, GCThreshold: CycleGC}); err != nil {
-		return preludeBytecode{}, err
-	}
-	code, ok, err := in.Compile(prelude, preludeFile, quickjs.EvalGlobal)
-	if err != nil {
-		return preludeBytecode{}, err
-	}
-	if !ok {
-		return preludeBytecode{}, errors.New("compiling the prelude: it threw")
+		return preludeBytecode{}, fmt.Errorf("compiling the prelude: %w", err)
 	}
 	bc := preludeBytecode{code: code}
 	if stripped, st, err := quickjs.StripSources(code); err != nil {
@@ -243,6 +239,27 @@ func compilePrelude(ctx context.Context, qe *quickjs.Engine, prelude string) (pr
 		bc.code, bc.stripped = stripped, st
 	}
 	return bc, nil
+}
+
+// compileForSnapshot compiles src, a script of the given file, to bytecode
+// in a fresh instance of qe.
+func compileForSnapshot(ctx context.Context, qe *quickjs.Engine, src, file string) ([]byte, error) {
+	in, err := qe.Instantiate(ctx, templateHost{})
+	if err != nil {
+		return nil, err
+	}
+	defer in.Close(ctx)
+	if err := in.Init(quickjs.InitOptions{StackBytes: stackBytes, StackMargin: stackMargin, GCThreshold: CycleGC}); err != nil {
+		return nil, err
+	}
+	code, ok, err := in.Compile(src, file, quickjs.EvalGlobal)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, errors.New("it threw")
+	}
+	return code, nil
 }
 
 // preludeFile is the file name of the prelude's functions, in stack traces.
@@ -261,6 +278,9 @@ type imageTrim struct {
 	SourcesErr error
 	Zeroed     int // non-zero bytes ZeroUnused cleared
 	ZeroErr    error
+	Atoms      atomOrder
+	Arenas     int // arenas with free blocks OrderArenas ordered
+	ArenasErr  error
 	// NonZeroBefore and NonZeroAfter count the memory's non-zero bytes
 	// before and after the trim.
 	NonZeroBefore, NonZeroAfter int
@@ -289,9 +309,24 @@ func trimImage(in *quickjs.Instance, prelude string, handles ...quickjs.Value) (
 			return t, err
 		}
 	}
+	// The atoms the build freed go back in index order (see
+	// pinProgramFile), so that a program's new names take the lowest.
+	var free []uint32
+	free, t.Atoms.SortErr = in.SortFreeAtoms()
+	t.Atoms.Free = len(free)
+	if t.Atoms.SortErr != nil && !errors.Is(t.Atoms.SortErr, quickjs.ErrLayoutMismatch) {
+		return t, t.Atoms.SortErr
+	}
 	t.Sources, t.SourcesErr = in.DropSources(prelude)
 	if t.SourcesErr != nil && !errors.Is(t.SourcesErr, quickjs.ErrLayoutMismatch) {
 		return t, t.SourcesErr
+	}
+	// A run's first blocks of each size then come from one arena, in a row
+	// (see quickjs.Instance.OrderArenas), so it writes fewer of the
+	// image's pages.
+	t.Arenas, t.ArenasErr = in.OrderArenas()
+	if t.ArenasErr != nil && !errors.Is(t.ArenasErr, quickjs.ErrLayoutMismatch) {
+		return t, t.ArenasErr
 	}
 	t.Zeroed, t.ZeroErr = in.ZeroUnused()
 	if t.ZeroErr != nil && !errors.Is(t.ZeroErr, quickjs.ErrLayoutMismatch) {

@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"strings"
+	"unicode/utf16"
 )
 
 // The object format JS_WriteObject writes in the pinned build (BC_VERSION
@@ -83,6 +85,8 @@ type bcStripper struct {
 	stats StripStats
 	// readOnly: nothing is copied to out (a reader that only skips objects).
 	readOnly bool
+	// table, when not nil, collects the atom table (BytecodeAtoms).
+	table *[]BytecodeAtom
 }
 
 // all reads the whole object.
@@ -125,9 +129,12 @@ func (s *bcStripper) atoms() error {
 		if err != nil {
 			return err
 		}
-		if kind == 0 {
+		switch {
+		case kind == 0:
 			err = s.skip(4) // a constant atom, by number
-		} else {
+		case s.table != nil:
+			err = s.name(kind)
+		default:
 			err = s.str()
 		}
 		if err != nil {
@@ -223,6 +230,36 @@ func (s *bcStripper) str() error {
 		size *= 2
 	}
 	return s.skip(size)
+}
+
+// name reads a string as str does and appends it to table, decoded from
+// Latin-1 or UTF-16, with its kind.
+func (s *bcStripper) name(kind byte) error {
+	start := s.pos
+	if err := s.str(); err != nil {
+		return err
+	}
+	r := &bcStripper{in: s.in, pos: start, readOnly: true}
+	n, _ := r.leb()
+	chars := s.in[r.pos:s.pos]
+	*s.table = append(*s.table, BytecodeAtom{Name: decodeChars(chars, n&1 != 0), String: kind == atomTypeString})
+	return nil
+}
+
+// decodeChars decodes a string's characters: Latin-1, or UTF-16 when wide.
+func decodeChars(chars []byte, wide bool) string {
+	if wide {
+		u := make([]uint16, len(chars)/2)
+		for i := range u {
+			u[i] = binary.LittleEndian.Uint16(chars[2*i:])
+		}
+		return string(utf16.Decode(u))
+	}
+	var b strings.Builder
+	for _, c := range chars {
+		b.WriteRune(rune(c))
+	}
+	return b.String()
 }
 
 // object reads one tagged object.

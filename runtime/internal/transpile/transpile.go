@@ -10,21 +10,21 @@ import (
 )
 
 const (
-	// mainName is the name of the program's function, visible in stack traces.
-	mainName = "__dsh_main__"
+	// MainName is the name of the program's function, visible in stack traces.
+	MainName = "__dsh_main__"
 	// inputHeader is the wrapper line before the user's source in the text given to esbuild.
-	inputHeader = "(async function " + mainName + "() { \"use strict\";\n"
+	inputHeader = "(async function " + MainName + "() { \"use strict\";\n"
 	// inputFooter follows the user's source.
 	inputFooter = "\n})"
 	// minHeader and minFooter are how esbuild, minifying whitespace, prints the wrapper around the
 	// function's body.
-	minHeader = "(async function " + mainName + "(){"
+	minHeader = "(async function " + MainName + "(){"
 	minFooter = "});\n"
 	// outputHeader is the first line of a Program's JS; Wrap splices the parameter list between
 	// the parentheses. The function's body follows on the next line.
-	outputHeader = "(async function " + mainName + "() {\n"
+	outputHeader = "(async function " + MainName + "() {\n"
 	// paramsAt is the offset in outputHeader at which the parameter list goes.
-	paramsAt = len("(async function " + mainName + "(")
+	paramsAt = len("(async function " + MainName + "(")
 	// directiveText is the wrapper's directive, the first statement of the body esbuild prints.
 	directiveText = `"use strict"`
 	// outputFooter ends a Program's JS, on a line of its own.
