@@ -111,9 +111,10 @@ func embeddedSnapshot() (*snapshot, error) {
 // compiled in another instance (compilePrelude) and evaluated from its
 // bytecode, so that the captured heap holds few freed chunks between its
 // live objects: the image then covers fewer pages, and each run's memory
-// has fewer of them resident. Before it, orderAtoms makes the atoms
-// programs name, among them the names of names, a script (the prelude
-// without the web globals' installer, see preludeSourceWith).
+// has fewer of them resident. Before that, orderAtoms arranges the free
+// atom slots so that the atoms programs name get the lowest indices, among
+// them the names of names, a script (the prelude without the web globals'
+// installer, see preludeSourceWith).
 func buildSnapshot(ctx context.Context, hardened []byte, prelude, names string) (*snapshot, error) {
 	qe, err := quickjs.NewEngine(ctx, quickjs.Options{Wasm: hardened, Interpreter: true})
 	if err != nil {
@@ -309,8 +310,8 @@ func trimImage(in *quickjs.Instance, prelude string, handles ...quickjs.Value) (
 			return t, err
 		}
 	}
-	// The atoms the build freed go back in index order (see
-	// pinProgramFile), so that a program's new names take the lowest.
+	// The atoms the build freed go back in index order (see orderAtoms),
+	// so that a program's new names take the lowest free slots.
 	var free []uint32
 	free, t.Atoms.SortErr = in.SortFreeAtoms()
 	t.Atoms.Free = len(free)
