@@ -386,7 +386,7 @@ func (e *Engine) RunWith(ctx context.Context, program string, bindings []Binding
 func (e *Engine) runWith(ctx context.Context, program string, bindings []Binding, opts RunOptions, rec *recorder) Outcome {
 	if ctx.Err() != nil {
 		if rec != nil {
-			rec.stop(StopAtStart, KindAbort, "", context.Cause(ctx).Error(), 0, 0)
+			rec.stop(StopAtStart, KindAbort, "", context.Cause(ctx).Error(), 0, 0, 0)
 		}
 		return Outcome{Logs: []string{}, Kind: KindAbort, Message: context.Cause(ctx).Error()}
 	}

@@ -329,9 +329,10 @@ func (rec *recorder) clock(id uint32, ns int64) {
 	}
 }
 
-// stop records the run's stop from outside, at place, having spent fuel.
-func (rec *recorder) stop(place, kind, b, message string, fuel uint64, logs int) {
-	rec.add(TraceEvent{Type: EventStop, Place: place, Kind: kind, Budget: b, Message: message, Fuel: fuel, Logs: logs},
+// stop records the run's stop from outside, at place, having spent fuel,
+// kept logs entries and read or copied pieces pieces of long texts.
+func (rec *recorder) stop(place, kind, b, message string, fuel uint64, logs, pieces int) {
+	rec.add(TraceEvent{Type: EventStop, Place: place, Kind: kind, Budget: b, Message: message, Fuel: fuel, Logs: logs, Pieces: pieces},
 		jsonStringLen(message)+jsonStringLen(kind)+jsonStringLen(b))
 }
 
@@ -373,7 +374,7 @@ func (r *run) recordStop(kind, b, message string) {
 	case r.meter.InGuest():
 		place = StopAtYield
 	}
-	r.rec.stop(place, kind, b, message, r.fuelUsed, r.logs.n)
+	r.rec.stop(place, kind, b, message, r.fuelUsed, r.logs.n, r.pieces)
 }
 
 // fuelNow is the fuel the run has spent so far, between its guest's steps.

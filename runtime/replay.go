@@ -312,6 +312,16 @@ func (rp *replayer) logStop(r *run, n int) {
 	}
 }
 
+// pieceStop ends a replayed run at the piece of a long text (see run.Pace)
+// at which its recording was stopped, and reports whether it did.
+func (rp *replayer) pieceStop(r *run) bool {
+	if ev := rp.peek(); ev != nil && ev.Type == EventStop && ev.Place == StopAtPiece && ev.Pieces == r.pieces {
+		rp.stopNow(r)
+		return true
+	}
+	return false
+}
+
 // turn hands the run loop the trace's next turn as its batch of events,
 // or ends the run: with the recording's stop, or as a divergence when the
 // trace's next event is not a turn, or the turn delivers what the program

@@ -51,7 +51,13 @@ func (r *run) Pace() bool {
 	if r.e.hooks.piece != nil {
 		r.e.hooks.piece(r)
 	}
-	return r.interrupted()
+	if r.rp != nil && r.rp.pieceStop(r) {
+		return true
+	}
+	r.stopPlace = StopAtPiece // where a recorded run's stop is replayed
+	stopped := r.interrupted()
+	r.stopPlace = ""
+	return stopped
 }
 
 // interrupted ends the run, and reports true, when the caller's ctx is

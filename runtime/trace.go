@@ -42,6 +42,7 @@ const (
 	StopAtYield = "yield" // while the guest ran: at its fuel, Fuel
 	StopAtWait  = "wait"  // while the run waited
 	StopAtLog   = "log"   // at the OnLog hook of the log entry number Logs
+	StopAtPiece = "piece" // while the host read or copied a long text: at its piece number Pieces (see run.Pace)
 )
 
 // DefaultMaxTraceBytes is the default bound of a recorded run's trace
@@ -189,13 +190,14 @@ type TraceEvent struct {
 	Zone   string  `json:"zone,omitempty"`
 	Ms     float64 `json:"ms,omitempty"`
 	Offset int32   `json:"offset,omitempty"`
-	// stop: the outcome, where it is replayed, and (Place log) after
-	// which log entry.
+	// stop: the outcome, where it is replayed, (Place log) after which
+	// log entry, and (Place piece) at which piece of a long text.
 	Kind    string `json:"kind,omitempty"`
 	Budget  string `json:"budget,omitempty"`
 	Message string `json:"message,omitempty"`
 	Place   string `json:"at,omitempty"`
 	Logs    int    `json:"logs,omitempty"`
+	Pieces  int    `json:"pieces,omitempty"`
 }
 
 // Delivery is one completion of a turn: a call's (Call, its number from 1
