@@ -277,11 +277,14 @@ type imageTrim struct {
 	StripErr   error
 	Sources    quickjs.SourceStats
 	SourcesErr error
-	Zeroed     int // non-zero bytes ZeroUnused cleared
-	ZeroErr    error
 	Atoms      atomOrder
 	Arenas     int // arenas with free blocks OrderArenas ordered
 	ArenasErr  error
+	// Sealed says which holes SealFreeSpace left to the image.
+	Sealed  quickjs.SealStats
+	SealErr error
+	Zeroed  int // non-zero bytes ZeroUnused cleared
+	ZeroErr error
 	// NonZeroBefore and NonZeroAfter count the memory's non-zero bytes
 	// before and after the trim.
 	NonZeroBefore, NonZeroAfter int
@@ -293,8 +296,11 @@ type imageTrim struct {
 // then prints as "[native code]", like a builtin; classes keep theirs) when
 // compilePrelude could not strip it from the bytecode already, and
 // the bytes nobody will read — free heap chunks and the dead part of the C
-// stack. Fewer non-zero bytes make fewer and smaller data segments, which
-// every instantiation copies. Each step checks the memory before it changes
+// stack. It also seals the holes the prelude's temporaries left between
+// its objects (quickjs.Instance.SealFreeSpace), so that a run's new
+// objects fill fresh pages rather than holes all over the image. Fewer
+// non-zero bytes make fewer and smaller data segments, which every
+// instantiation copies. Each step checks the memory before it changes
 // anything (see quickjs.Instance.DropSources and ZeroUnused); when the
 // checks fail, the image is only bigger, never wrong. It must run after
 // the prelude's evaluation and before the memory is captured; handles are
@@ -324,10 +330,14 @@ func trimImage(in *quickjs.Instance, prelude string, handles ...quickjs.Value) (
 	}
 	// A run's first blocks of each size then come from one arena, in a row
 	// (see quickjs.Instance.OrderArenas), so it writes fewer of the
-	// image's pages.
+	// image's pages; sealing then leaves that arena alone on its list.
 	t.Arenas, t.ArenasErr = in.OrderArenas()
 	if t.ArenasErr != nil && !errors.Is(t.ArenasErr, quickjs.ErrLayoutMismatch) {
 		return t, t.ArenasErr
+	}
+	t.Sealed, t.SealErr = in.SealFreeSpace()
+	if t.SealErr != nil && !errors.Is(t.SealErr, quickjs.ErrLayoutMismatch) {
+		return t, t.SealErr
 	}
 	t.Zeroed, t.ZeroErr = in.ZeroUnused()
 	if t.ZeroErr != nil && !errors.Is(t.ZeroErr, quickjs.ErrLayoutMismatch) {

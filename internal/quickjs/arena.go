@@ -18,7 +18,7 @@ import (
 // link, block_size_idx, n_used_blocks, n_blocks, first_free_block) followed
 // by n_blocks blocks of the class's size; its free blocks are chained by
 // their u16 index. JSRuntime keeps, per size class, the list of its arenas
-// and the list of those not full.
+// and the list of those not full (or those SealFreeSpace left there).
 //
 // The runtime counts, in malloc_size, each allocation's usable size plus
 // mallocOverhead: a small block's usable size is its class's size minus
@@ -76,7 +76,8 @@ type block struct {
 // heap and the allocator's invariants: each arena is an in-use malloc
 // chunk of its list's size class, holds as many blocks as fit in 4 KiB,
 // its free chain names each free block once and the others are in use,
-// and exactly the arenas not full are on the free-arena list. It then
+// and only arenas not full are on the free-arena list, and every arena not
+// full is, unless its link there is linked to itself (SealFreeSpace). It then
 // checks the runtime's allocation counters: malloc_size is mallocOverhead
 // per allocation plus the usable size of every small block in use.
 func walkArenas(mem []byte, heap heapWalk, rt uint32) (arenaWalk, error) {
@@ -113,8 +114,11 @@ func walkArenas(mem []byte, heap heapWalk, rt uint32) (arenaWalk, error) {
 		if err != nil {
 			return arenaWalk{}, err
 		}
-		if len(notFull) != 0 {
-			return arenaWalk{}, mismatch("%d arenas with free blocks are not on their free-arena list", len(notFull))
+		for ar := range notFull {
+			// Off the list for good (SealFreeSpace): linked to itself.
+			if u32(ar+arenaFreeLink) != ar+arenaFreeLink || u32(ar+arenaFreeLink+4) != ar+arenaFreeLink {
+				return arenaWalk{}, mismatch("the arena at %d has free blocks but is not on its free-arena list", ar)
+			}
 		}
 	}
 	count, size := u32(rt+rtMallocCount), u32(rt+rtMallocSize)
