@@ -71,6 +71,14 @@ func BenchmarkIdleRunRSS(b *testing.B) {
 // idleRuns is how many runs idleGrowth keeps alive at once.
 const idleRuns = 50
 
+// idleSettle is how long idleGrowth waits before it takes its baseline:
+// coderun's memory pool unmaps the memories that earlier runs freed beyond
+// those it keeps on a goroutine of its own, and a baseline taken while it
+// does counts some of their pages, which makes the growth look smaller
+// (by up to 190 KiB per run, measured back to back, since each memory maps
+// the snapshot's image in about 60 pieces, whose unmapping takes longer).
+const idleSettle = 250 * time.Millisecond
+
 // growth is how much memory each live run adds, in bytes: of the live Go
 // heap, of the resident set (RSS), and of the proportional set size (PSS).
 // RSS counts a page once for every mapping of it, so a page of a file
@@ -111,6 +119,7 @@ func idleGrowth(n int, p workload, run func(workload) (string, error)) (growth, 
 		return json.RawMessage(`1`), nil
 	}
 	errs := make(chan error, n)
+	time.Sleep(idleSettle)
 	heap0, rss0, pss0, err := memoryInUse()
 	if err != nil {
 		return growth{}, err

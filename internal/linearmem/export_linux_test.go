@@ -24,3 +24,17 @@ func ImageRanges(im *Image) []Span {
 
 // PageMapWorks is pageMapWorks, for tests.
 var PageMapWorks = pageMapWorks
+
+// PiecePages is piecePages, for tests.
+const PiecePages = piecePages
+
+// PiecedMemories returns how many memories have im mapped in pieces, and
+// sets the most there may be to max when max is not negative, for tests.
+func PiecedMemories(im *Image, max int) int {
+	im.mu.Lock()
+	defer im.mu.Unlock()
+	if max >= 0 {
+		im.maxPieced = max
+	}
+	return len(im.pieced)
+}

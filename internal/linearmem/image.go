@@ -7,6 +7,7 @@ import (
 	"os"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 )
 
 // An Image is the bytes every memory of a Pool starts with, shared by all
@@ -38,12 +39,30 @@ import (
 // A page that is read counts in the resident set of each memory that maps
 // it (the kernel's RSS counts a shared page once per mapping), but is held
 // once (its proportional share, PSS, is divided among them).
+//
+// A read fault in a private mapping of a file maps not only the page read
+// but the pages of the file's cache around it, up to 64 KiB aligned (the
+// kernel's fault-around), as far as the mapping reaches: each counts in the
+// memory's resident set, read or not. A run reads its image here and there
+// (the objects and tables it uses), so with each range mapped at once
+// nearly every page of the image was resident in every memory. Each range
+// is therefore mapped in pieces of at most piecePages pages, which the
+// kernel keeps apart (see pieces): a fault brings in at most a piece. That
+// costs a mapping (a kernel VMA, and a system call when a memory is
+// reserved) per piece, so only maxPiecedMemories memories at a time are
+// mapped in pieces; those reserved beyond map whole ranges, as before.
 type Image struct {
 	// ranges are the parts of the image that are mapped from the file,
 	// in address order, page-aligned; the bytes between them are zero.
 	ranges []imageRange
+	// pieces are ranges cut into the pieces a memory maps (see pieces).
+	pieces []imageRange
 	length uint64
 	file   imageFile
+	// pieced holds the base address of each mapped memory whose image is
+	// mapped in pieces; maxPieced bounds how many there are.
+	pieced    map[uintptr]bool
+	maxPieced int
 	// written are the pages (by index in the memory) that scrubbing has
 	// found a user wrote.
 	written pageSet
@@ -56,10 +75,11 @@ type Image struct {
 	closed bool
 }
 
-// imageRange is a part of an Image mapped from its file: bytes at off.
+// imageRange is a part of an Image mapped from its file: bytes at off in
+// the memory, at file in the file.
 type imageRange struct {
-	off   uint64
-	bytes []byte
+	off, file uint64
+	bytes     []byte
 }
 
 // gapPages is the least number of consecutive zero pages of an Image that
@@ -77,6 +97,20 @@ const gapPages = 15
 // the whole of it.
 const maxLearnedGap = 64
 
+// piecePages is the most pages of an Image that one mapping covers (see
+// Image). Measured with coderun's engine (bench/README.md): a run waiting
+// on a binding held 325–340 KiB with whole ranges and 225–243 KiB with
+// pieces of 2 pages, the image then mapped in 57 pieces; pieces of 4 pages
+// (30 mappings) left it over 280 KiB.
+const piecePages = 2
+
+// maxPiecedMemories is how many memories at a time an Image maps in pieces
+// (see Image): with coderun's image, 57 mappings each, so at most about
+// 15,000 of the 65,530 a Linux process may have by default
+// (vm.max_map_count), past which every mmap fails, the Go runtime's own
+// included.
+const maxPiecedMemories = 256
+
 // ErrImageUnsupported is returned by NewImage on platforms without memory
 // files (all but Linux).
 var ErrImageUnsupported = errors.New("linearmem: shared images are not supported on this platform")
@@ -91,12 +125,14 @@ func NewImage(b []byte) (*Image, error) {
 		return nil, fmt.Errorf("linearmem: an image of %d bytes is not a positive multiple of the page size (%d)", len(b), pageSize)
 	}
 	ranges := imageRanges(b, pageSize)
-	f, err := newImageFile(uint64(len(b)), ranges)
+	pieces := pieces(ranges, uint64(len(b)), pageSize)
+	f, err := newImageFile(2*uint64(len(b)), ranges, pieces)
 	if err != nil {
 		return nil, err
 	}
 	pages := len(b) / pageSize
-	im := &Image{ranges: ranges, length: uint64(len(b)), file: f,
+	im := &Image{ranges: ranges, pieces: pieces, length: uint64(len(b)), file: f,
+		pieced: map[uintptr]bool{}, maxPieced: maxPiecedMemories,
 		written: make(pageSet, (pages+63)/64), learnable: make(pageSet, (pages+63)/64)}
 	gap := 0 // the first page of the gap before each range, and after the last
 	for i := 0; i <= len(ranges); i++ {
@@ -128,6 +164,30 @@ func (s pageSet) add(i int) {
 
 func (s pageSet) has(i int) bool { return s[i/64].Load()&(uint64(1)<<(i%64)) != 0 }
 
+// pieces cuts ranges into pieces of at most piecePages pages, aligned to
+// piecePages in the memory, for a memory to map one by one. Two mappings
+// of the same file side by side whose file offsets follow on are merged
+// into one by the kernel; so every other piece is mapped from a second
+// copy of its bytes, which the file holds after the image's length: the
+// neighbours of a piece then come from elsewhere in the file.
+func pieces(ranges []imageRange, length uint64, pageSize int) []imageRange {
+	step := uint64(piecePages * pageSize)
+	var out []imageRange
+	for _, r := range ranges {
+		end := r.off + uint64(len(r.bytes))
+		for off := r.off; off < end; {
+			next := min((off/step+1)*step, end)
+			p := imageRange{off: off, file: off, bytes: r.bytes[off-r.off : next-r.off]}
+			if len(out)%2 == 1 {
+				p.file += length
+			}
+			out = append(out, p)
+			off = next
+		}
+	}
+	return out
+}
+
 // imageRanges splits b into the ranges an Image maps: every page, less the
 // runs of gapPages or more zero pages (and the zero pages at either end).
 // Each range's bytes are a copy.
@@ -150,6 +210,7 @@ func imageRanges(b []byte, pageSize int) []imageRange {
 		}
 		ranges = append(ranges, imageRange{
 			off:   uint64(start * pageSize),
+			file:  uint64(start * pageSize),
 			bytes: append([]byte(nil), b[start*pageSize:end*pageSize]...),
 		})
 		i = end
@@ -185,8 +246,15 @@ func (im *Image) mapOver(b []byte) error {
 		im.mu.Unlock()
 		return errors.New("linearmem: the image is closed")
 	}
-	for _, r := range im.ranges {
-		if err := im.file.mapOver(b[r.off:r.off+uint64(len(r.bytes))], r.off); err != nil {
+	ranges := im.ranges
+	base := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	if len(im.pieced) < im.maxPieced {
+		ranges = im.pieces
+		im.pieced[base] = true
+	}
+	for _, r := range ranges {
+		if err := im.file.mapOver(b[r.off:r.off+uint64(len(r.bytes))], r.file); err != nil {
+			delete(im.pieced, base)
 			im.mu.Unlock()
 			return err
 		}
@@ -204,6 +272,15 @@ func (im *Image) mapOver(b []byte) error {
 		}
 	}
 	return nil
+}
+
+// unmap unmaps b, a reservation that mapOver mapped the image over (or
+// tried to), and forgets it.
+func (im *Image) unmap(b []byte) error {
+	im.mu.Lock()
+	delete(im.pieced, uintptr(unsafe.Pointer(unsafe.SliceData(b))))
+	im.mu.Unlock()
+	return unmap(b)
 }
 
 // prewriteGaps writes one zero byte into each page of b (a fresh memory's

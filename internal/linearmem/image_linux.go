@@ -12,11 +12,11 @@ type imageFile struct {
 	fd int
 }
 
-// newImageFile makes a memory file of length bytes holding ranges (zero
-// elsewhere: a hole takes no memory) and seals it: nothing can write, grow
-// or shrink it afterwards, so every private mapping of it reads the image
-// until it writes a page itself.
-func newImageFile(length uint64, ranges []imageRange) (imageFile, error) {
+// newImageFile makes a memory file of length bytes holding each of ranges
+// and pieces at its file offset (zero elsewhere: a hole takes no memory)
+// and seals it: nothing can write, grow or shrink it afterwards, so every
+// private mapping of it reads the image until it writes a page itself.
+func newImageFile(length uint64, ranges, pieces []imageRange) (imageFile, error) {
 	fd, err := unix.MemfdCreate("coderun-image", unix.MFD_CLOEXEC|unix.MFD_ALLOW_SEALING)
 	if err != nil {
 		return imageFile{}, fmt.Errorf("linearmem: memfd_create: %w", err)
@@ -28,9 +28,15 @@ func newImageFile(length uint64, ranges []imageRange) (imageFile, error) {
 	if err := unix.Ftruncate(fd, int64(length)); err != nil {
 		return fail("sizing the image", err)
 	}
-	for _, r := range ranges {
+	writes := ranges
+	for _, p := range pieces {
+		if p.file != p.off {
+			writes = append(writes[:len(writes):len(writes)], p) // the second copies
+		}
+	}
+	for _, r := range writes {
 		for done := 0; done < len(r.bytes); {
-			n, err := unix.Pwrite(fd, r.bytes[done:], int64(r.off)+int64(done))
+			n, err := unix.Pwrite(fd, r.bytes[done:], int64(r.file)+int64(done))
 			if err != nil {
 				return fail("writing the image", err)
 			}
@@ -46,8 +52,8 @@ func newImageFile(length uint64, ranges []imageRange) (imageFile, error) {
 	// seccomp filter, say) fails here, not at each memory.
 	probe, err := reserve(length)
 	if err == nil {
-		for _, r := range ranges {
-			if err = f.mapOver(probe[r.off:r.off+uint64(len(r.bytes))], r.off); err != nil {
+		for _, r := range pieces {
+			if err = f.mapOver(probe[r.off:r.off+uint64(len(r.bytes))], r.file); err != nil {
 				break
 			}
 		}

@@ -5,7 +5,9 @@ package linearmem
 // imageFile exists on Linux only.
 type imageFile struct{}
 
-func newImageFile(uint64, []imageRange) (imageFile, error) { return imageFile{}, ErrImageUnsupported }
+func newImageFile(uint64, []imageRange, []imageRange) (imageFile, error) {
+	return imageFile{}, ErrImageUnsupported
+}
 
 func (imageFile) close() error { return nil }
 

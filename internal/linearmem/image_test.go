@@ -360,3 +360,49 @@ func TestPoolImageLongGapNotLearned(t *testing.T) {
 	fresh.Free()
 	reused.Free()
 }
+
+// A memory maps its image in pieces of at most PiecePages pages: a read
+// makes resident at most the piece it falls in, not the pages of the file
+// around it that the kernel's fault-around would map with a whole range
+// (up to 16). Only so many memories at a time are mapped in pieces; the
+// others map whole ranges, and read the image all the same.
+func TestPoolImagePieces(t *testing.T) {
+	ps := os.Getpagesize()
+	img := imageBytes(40)
+	im := newImage(t, img)
+	require.Zero(t, linearmem.PiecedMemories(im, 1))
+	p := newPool(t, linearmem.PoolOptions{MaxIdle: -1, Image: im})
+	read := func(buf []byte, page int) (present []int) {
+		require.Equal(t, img[page*ps+100], buf[page*ps+100])
+		for i, s := range pageStates(t, buf[:len(img)]) {
+			if s.present {
+				present = append(present, i)
+			}
+		}
+		return present
+	}
+	pieced := allocate(t, p, 1<<20)
+	require.Equal(t, 1, linearmem.PiecedMemories(im, -1))
+	buf := pieced.Reallocate(uint64(len(img)))
+	got := read(buf, 21)
+	require.Contains(t, got, 21)
+	require.LessOrEqual(t, len(got), linearmem.PiecePages, "pages resident after one read: %v", got)
+	first := 21 / linearmem.PiecePages * linearmem.PiecePages
+	for _, i := range got {
+		require.True(t, i >= first && i < first+linearmem.PiecePages, "page %d is outside the piece of page 21", i)
+	}
+	require.True(t, bytes.Equal(img, buf[:len(img)]), "the image, read through its pieces")
+
+	whole := allocate(t, p, 1<<20)
+	require.Equal(t, 1, linearmem.PiecedMemories(im, -1), "past the bound, a memory maps whole ranges")
+	buf = whole.Reallocate(uint64(len(img)))
+	t.Logf("pages resident after one read of a whole range: %v", read(buf, 21))
+	require.True(t, bytes.Equal(img, buf[:len(img)]), "the image, read through whole ranges")
+
+	pieced.Free()
+	require.Zero(t, linearmem.PiecedMemories(im, -1), "an unmapped memory is forgotten")
+	whole.Free()
+	again := allocate(t, p, 1<<20)
+	require.Equal(t, 1, linearmem.PiecedMemories(im, -1))
+	again.Free()
+}

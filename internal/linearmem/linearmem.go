@@ -213,7 +213,7 @@ func reserveMemory(max uint64, pool *poolState) (*Memory, error) {
 	}
 	if pool != nil && pool.image != nil {
 		if err := pool.image.mapOver(mapping); err != nil {
-			_ = unmap(mapping)
+			_ = pool.image.unmap(mapping)
 			return nil, err
 		}
 	}
@@ -226,7 +226,13 @@ func reserveMemory(max uint64, pool *poolState) (*Memory, error) {
 // writable and zero, and the rest inaccessible and zero.
 func newMapped(max, pageSize uint64, mapping []byte, committed uint64, pool *poolState) *Memory {
 	m := &Memory{max: max, pageSize: pageSize, mapping: mapping, committed: committed, mapped: true, pool: pool}
-	m.cleanup = runtime.AddCleanup(m, func(b []byte) { _ = unmap(b) }, mapping)
+	m.cleanup = runtime.AddCleanup(m, func(b []byte) {
+		if pool != nil {
+			_ = pool.unmap(b)
+		} else {
+			_ = unmap(b)
+		}
+	}, mapping)
 	return m
 }
 

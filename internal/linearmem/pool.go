@@ -307,7 +307,7 @@ func (s *poolState) close(wait bool) {
 	}
 	s.mu.Unlock()
 	for _, r := range drop {
-		_ = unmap(r.mapping)
+		_ = s.unmap(r.mapping)
 	}
 	if wait {
 		s.worker.Wait()
@@ -317,6 +317,14 @@ func (s *poolState) close(wait bool) {
 		// file, fails, and falls back to mincore.
 		_ = s.pagemap.Close()
 	}
+}
+
+// unmap unmaps b, a reservation of the pool's.
+func (s *poolState) unmap(b []byte) error {
+	if s.image != nil {
+		return s.image.unmap(b)
+	}
+	return unmap(b)
 }
 
 // take removes and returns a kept region of the given reservation size,
@@ -376,7 +384,7 @@ func (s *poolState) take(size uint64) *region {
 	}
 	s.mu.Unlock()
 	if !ok {
-		_ = unmap(r.mapping)
+		_ = s.unmap(r.mapping)
 		return nil
 	}
 	return r
@@ -394,7 +402,7 @@ func (s *poolState) put(mapping []byte, committed, dirty uint64, later bool) {
 	if s.closed || s.maxIdle < 0 {
 		s.stats.Unmapped++
 		s.mu.Unlock()
-		_ = unmap(mapping)
+		_ = s.unmap(mapping)
 		return
 	}
 	var evict *region
@@ -459,7 +467,7 @@ func (s *poolState) finish(r *region, ok bool) {
 	}
 	s.stats.Unmapped++
 	s.mu.Unlock()
-	_ = unmap(r.mapping)
+	_ = s.unmap(r.mapping)
 }
 
 // work is the pool's goroutine: it unmaps evicted regions and, with
@@ -473,7 +481,7 @@ func (s *poolState) work() {
 			s.doomed = nil
 			s.mu.Unlock()
 			for _, r := range doomed {
-				_ = unmap(r.mapping)
+				_ = s.unmap(r.mapping)
 			}
 			s.mu.Lock()
 			s.stats.Unmapped += uint64(len(doomed))
