@@ -33,6 +33,12 @@ import (
 // learns which pages its memories' users write (scrubbing finds them) and
 // a memory reserved afterwards writes those pages at once, before its user
 // can read them: a copy-on-write of a page not yet mapped needs no flush.
+// It learns a page that more than half of the recent users wrote (see
+// learning), not every page any user wrote: a page written ahead is the
+// memory's own, resident, whether its user writes it or not, so one kind
+// of program that writes much of the image (a JSON round trip, say) would
+// otherwise make every later memory own all of it (a run waiting on a
+// binding held 330–345 KiB, not 225–243, once such programs had run).
 // (The same holds for the zero pages left out of the ranges: one that a
 // memory reads maps the kernel's zero page, and writing it then flushes.
 // A fresh memory writes the learned ones when it is first sized.)
@@ -63,9 +69,8 @@ type Image struct {
 	// mapped in pieces; maxPieced bounds how many there are.
 	pieced    map[uintptr]bool
 	maxPieced int
-	// written are the pages (by index in the memory) that scrubbing has
-	// found a user wrote.
-	written pageSet
+	// written learns the pages (by index in the memory) that users write.
+	written learning
 	// learnable are the pages outside the ranges that written may hold:
 	// those of the gaps of at most maxLearnedGap pages, before, between
 	// and after the ranges (see prewriteGaps).
@@ -133,7 +138,7 @@ func NewImage(b []byte) (*Image, error) {
 	pages := len(b) / pageSize
 	im := &Image{ranges: ranges, pieces: pieces, length: uint64(len(b)), file: f,
 		pieced: map[uintptr]bool{}, maxPieced: maxPiecedMemories,
-		written: make(pageSet, (pages+63)/64), learnable: make(pageSet, (pages+63)/64)}
+		written: newLearning(pages), learnable: make(pageSet, (pages+63)/64)}
 	gap := 0 // the first page of the gap before each range, and after the last
 	for i := 0; i <= len(ranges); i++ {
 		end := pages
@@ -163,6 +168,41 @@ func (s pageSet) add(i int) {
 }
 
 func (s pageSet) has(i int) bool { return s[i/64].Load()&(uint64(1)<<(i%64)) != 0 }
+
+// learning counts, per page, the scrubs that found the page written since
+// the counts were last halved, and the scrubs: a page more than half of
+// them found written is learned. The counts are halved every learnWindow
+// scrubs, so that what users wrote long ago weighs less. Scrubs run
+// concurrently; a count may miss an increment when a halving races it,
+// which only makes the learning less exact.
+type learning struct {
+	writes []atomic.Uint32
+	scrubs atomic.Uint32
+}
+
+// learnWindow is how many scrubs learning counts before it halves.
+const learnWindow = 64
+
+func newLearning(pages int) learning { return learning{writes: make([]atomic.Uint32, pages)} }
+
+// wrote counts page p as written by the user being scrubbed.
+func (l *learning) wrote(p int) { l.writes[p].Add(1) }
+
+// scrubbed counts one scrub, after its wrote calls.
+func (l *learning) scrubbed() {
+	if l.scrubs.Add(1) < learnWindow {
+		return
+	}
+	l.scrubs.Store(learnWindow / 2)
+	for i := range l.writes {
+		l.writes[i].Store(l.writes[i].Load() / 2)
+	}
+}
+
+// has reports whether page p is learned.
+func (l *learning) has(p int) bool {
+	return p < len(l.writes) && 2*l.writes[p].Load() > l.scrubs.Load()
+}
 
 // pieces cuts ranges into pieces of at most piecePages pages, aligned to
 // piecePages in the memory, for a memory to map one by one. Two mappings
@@ -302,8 +342,8 @@ func (im *Image) prewriteGaps(b []byte) {
 // mapped, read as the image again where the page map cannot tell which
 // pages its user wrote (Pool scrubs with the page map otherwise): it
 // compares every page with the image and copies the image's bytes over
-// those that differ, adding them to im.written. Reading a page the memory
-// never touched maps the file's, which is only a read fault.
+// those that differ, counting them as written (learning). Reading a page
+// the memory never touched maps the file's, which is only a read fault.
 func (im *Image) restore(mapping []byte) {
 	ps := os.Getpagesize()
 	for _, r := range im.ranges {
@@ -311,7 +351,7 @@ func (im *Image) restore(mapping []byte) {
 			off := int(r.off) + at
 			if page, want := mapping[off:off+ps], r.bytes[at:at+ps]; !bytes.Equal(page, want) {
 				copy(page, want)
-				im.written.add(off / ps)
+				im.written.wrote(off / ps)
 			}
 		}
 	}

@@ -406,3 +406,41 @@ func TestPoolImagePieces(t *testing.T) {
 	require.Equal(t, 1, linearmem.PiecedMemories(im, -1))
 	again.Free()
 }
+
+// The image learns a page that more than half of the recent users wrote,
+// not every page some user wrote: a page that one user wrote and the
+// next seven did not is no longer written ahead in a new memory, while the
+// page five of them wrote is (each look at a new memory takes two
+// memories, whose users write nothing).
+func TestPoolImageLearnsWhatMostWrite(t *testing.T) {
+	ps := os.Getpagesize()
+	img := imageBytes(4)
+	p := newPool(t, linearmem.PoolOptions{MaxIdle: 1, Image: newImage(t, img)})
+	use := func(page int) {
+		m := allocate(t, p, 1<<20)
+		buf := m.Reallocate(uint64(len(img)))
+		buf[page*ps+3]++
+		m.Free()
+		waitIdle(t, p, 1)
+	}
+	fresh := func() []pageState {
+		kept := allocate(t, p, 1<<20) // takes the pool's memory
+		m := allocate(t, p, 1<<20)
+		buf := m.Reallocate(uint64(len(img)))
+		st := pageStates(t, buf[:len(img)])
+		require.True(t, bytes.Equal(img, buf[:len(img)]))
+		m.Free()
+		kept.Free()
+		waitIdle(t, p, 1)
+		return st
+	}
+	use(1)
+	st := fresh()
+	require.True(t, st[1].present && st[1].own, "page 1, written by the one user, is written ahead")
+	for range 5 {
+		use(2)
+	}
+	st = fresh()
+	require.True(t, st[2].present && st[2].own, "page 2, written by five of eight users, is written ahead")
+	require.False(t, st[1].present, "page 1, written by one of eight users, is not")
+}

@@ -144,8 +144,8 @@ func (s *poolState) scrubByPageMap(b []byte, end uint64) bool {
 						page, want := b[p*ps:(p+1)*ps], r.bytes[at:at+ps]
 						if !bytes.Equal(page, want) {
 							copy(page, want)
+							s.image.written.wrote(int(p))
 						}
-						s.image.written.add(int(p))
 					}
 				case e&pmSwapped != 0:
 					anonSwapped = true
@@ -153,7 +153,7 @@ func (s *poolState) scrubByPageMap(b []byte, end uint64) bool {
 					var cleared int
 					keep, cleared = clearResident(b[p*ps:(p+1)*ps], int(ps), p, keep)
 					if cleared > 0 && p < imagePages && s.image.learnable.has(int(p)) {
-						s.image.written.add(int(p)) // a zero page of a short gap, written
+						s.image.written.wrote(int(p)) // a zero page of a short gap, written
 					}
 				}
 			}

@@ -528,6 +528,9 @@ func (s *poolState) scrub(r *region) bool {
 	s.stats.ScrubbedBytes += end
 	s.mu.Unlock()
 	if s.pagemap != nil && s.scrubByPageMap(r.mapping, end) {
+		if s.image != nil {
+			s.image.written.scrubbed()
+		}
 		return true
 	}
 	start := uint64(0)
@@ -544,6 +547,7 @@ func (s *poolState) scrub(r *region) bool {
 			start = ir.off + uint64(len(ir.bytes))
 		}
 		s.image.restore(r.mapping)
+		s.image.written.scrubbed()
 	}
 	if end <= start {
 		return true
