@@ -104,9 +104,9 @@ const maxLearnedGap = 64
 
 // piecePages is the most pages of an Image that one mapping covers (see
 // Image). Measured with coderun's engine (bench/README.md): a run waiting
-// on a binding held 325–340 KiB with whole ranges and 225–243 KiB with
-// pieces of 2 pages, the image then mapped in 57 pieces; pieces of 4 pages
-// (30 mappings) left it over 280 KiB.
+// on a binding held 328–342 KiB with whole ranges and 239–247 KiB with
+// pieces of 2 pages, the image then mapped in 57 pieces; with pieces of 4
+// pages (30 mappings), 298–300 KiB.
 const piecePages = 2
 
 // maxPiecedMemories is how many memories at a time an Image maps in pieces
