@@ -19,7 +19,7 @@ import (
 // not, so a program that grows its memory by MiBs takes at most
 // PopulateAfter's worth of page faults inside the guest. An array of
 // 12,200 numbers, suspended, has grown the memory by 80 pages and written
-// 63 of them (the end of its last growth in capacity is not written yet;
+// 65 of them (the end of its last growth in capacity is not written yet;
 // populated, all 80 would be resident); a loop pushing 200,000 numbers
 // grows it by about 4 MiB, whose unwritten tail is resident too (left to
 // fault, about 24 of its pages would not be). (The 20-line program, which

@@ -104,7 +104,7 @@ const maxLearnedGap = 64
 
 // piecePages is the most pages of an Image that one mapping covers (see
 // Image). Measured with coderun's engine (bench/README.md): a run waiting
-// on a binding held 328–342 KiB with whole ranges and 239–247 KiB with
+// on a binding held 326–341 KiB with whole ranges and 241–245 KiB with
 // pieces of 2 pages, the image then mapped in 57 pieces; with pieces of 4
 // pages (30 mappings), 298–300 KiB.
 const piecePages = 2
