@@ -8,7 +8,6 @@ replace github.com/coderun/coderun => ../
 require (
 	github.com/coderun/coderun v0.0.0-00010101000000-000000000000
 	github.com/dop251/goja v0.0.0-20260917113740-793a2a65c13b
-	golang.org/x/sys v0.49.0
 	modernc.org/quickjs v0.27.0
 )
 
@@ -24,6 +23,7 @@ require (
 	github.com/ncruces/go-strftime v1.1.0 // indirect
 	github.com/remyoudompheng/bigfft v0.0.0-20230129092748-24d4a6f8daec // indirect
 	github.com/tetratelabs/wazero v1.12.0 // indirect
+	golang.org/x/sys v0.49.0 // indirect
 	golang.org/x/text v0.3.8 // indirect
 	modernc.org/libc v1.79.0 // indirect
 	modernc.org/libquickjs v0.14.0 // indirect

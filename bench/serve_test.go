@@ -15,6 +15,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/coderun/coderun/internal/testenv"
 )
 
 // BenchmarkServeReady measures what a new replica (a new pod) takes to
@@ -115,7 +117,7 @@ func readOnly(b *testing.B, dir string) {
 	}
 	b.Cleanup(func() {
 		for _, d := range dirs {
-			_ = setImmutable(d, false)
+			_ = testenv.SetImmutable(d, false)
 		}
 		_ = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 			if err == nil {
@@ -128,7 +130,7 @@ func readOnly(b *testing.B, dir string) {
 		return
 	}
 	for _, d := range dirs {
-		if err := setImmutable(d, true); err != nil {
+		if err := testenv.SetImmutable(d, true); err != nil {
 			b.Fatalf("as root, a read-only cache needs the immutable attribute: %v", err)
 		}
 	}

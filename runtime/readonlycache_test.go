@@ -2,13 +2,13 @@ package runtime
 
 import (
 	"context"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	goruntime "runtime"
 	"testing"
 
+	"github.com/coderun/coderun/internal/testenv"
 	"github.com/stretchr/testify/require"
 )
 
@@ -108,10 +108,10 @@ func makeReadOnly(t *testing.T, roots ...string) {
 		return
 	}
 	for _, dir := range dirs {
-		if err := setImmutable(dir, true); err != nil {
+		if err := testenv.SetImmutable(dir, true); err != nil {
 			t.Skipf("running as uid %d, whom permissions do not stop, and the immutable attribute cannot be set (it needs Linux, CAP_LINUX_IMMUTABLE and a file system that has it): %v", os.Getuid(), err)
 		}
-		t.Cleanup(func() { _ = setImmutable(dir, false) })
+		t.Cleanup(func() { _ = testenv.SetImmutable(dir, false) })
 	}
 	if dir := canCreate(dirs); dir != "" {
 		t.Skipf("running as uid %d, whom neither permissions nor the immutable attribute stop from writing in %s", os.Getuid(), dir)
@@ -130,6 +130,3 @@ func canCreate(dirs []string) string {
 	}
 	return ""
 }
-
-// errNoImmutable is setImmutable's error where it has no implementation.
-var errNoImmutable = fmt.Errorf("no immutable attribute on %s", goruntime.GOOS)

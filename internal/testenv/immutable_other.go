@@ -1,13 +1,13 @@
 //go:build !linux
 
-package bench
+package testenv
 
 import (
 	"errors"
 	"runtime"
 )
 
-// setImmutable has no implementation here.
-func setImmutable(string, bool) error {
+// SetImmutable has no implementation here: it fails.
+func SetImmutable(string, bool) error {
 	return errors.New("no immutable attribute on " + runtime.GOOS)
 }

@@ -1,4 +1,4 @@
-package runtime
+package testenv
 
 import (
 	"os"
@@ -10,9 +10,10 @@ import (
 // (FS_IMMUTABLE_FL in linux/fs.h).
 const fsImmutableFl = 0x10
 
-// setImmutable sets or clears the immutable attribute of dir: while it is
-// set, not even root can create a file in dir.
-func setImmutable(dir string, on bool) error {
+// SetImmutable sets or clears the immutable attribute of dir: while it is
+// set, not even root can create a file in dir, so a test run as root can
+// have a read-only directory.
+func SetImmutable(dir string, on bool) error {
 	f, err := os.Open(dir)
 	if err != nil {
 		return err
