@@ -549,6 +549,10 @@ func (r *run) wait() {
 	} else if batch = r.block(batch); batch == nil {
 		return
 	}
+	if r.rp == nil && r.stopIfSignalled() {
+		clear(batch)
+		return
+	}
 	r.batch = batch
 	if r.rec != nil {
 		r.rec.beginTurn(r.fuelNow())
@@ -633,6 +637,24 @@ func (r *run) block(batch []hostcalls.Event) []hostcalls.Event {
 		return nil
 	}
 	return batch
+}
+
+// stopIfSignalled ends the run as abort, and reports true, when the
+// caller's ctx is done or the engine is closing. It is checked before a
+// batch is delivered: a call that completed meanwhile (often because its
+// ctx was cancelled) is not handed to the program, so a cancelled run ends
+// as abort, not as the rejection the program would have seen.
+func (r *run) stopIfSignalled() bool {
+	select {
+	case <-r.ctx.Done():
+		r.end(KindAbort, context.Cause(r.ctx).Error())
+		return true
+	case <-r.e.closing:
+		r.end(KindAbort, "runtime disposed")
+		return true
+	default:
+		return false
+	}
 }
 
 // deliver hands one completed call or fired timer to the guest.
