@@ -75,6 +75,18 @@ func (r *run) Call(in *quickjs.Instance, args []quickjs.Value) quickjs.Value {
 			return quickjs.Int(r.doneInPlace(args[1]))
 		}
 		return quickjs.Int(hostcalls.CallNeedsText)
+	default:
+		return r.query(op, args)
+	}
+	return quickjs.Int(0)
+}
+
+// query answers the host operations that return data to the prelude
+// (Call's other operations): a refusal's figure, a position in the
+// program, a web group or random bytes, a time zone's offset, a replay's
+// divergence.
+func (r *run) query(op int, args []quickjs.Value) quickjs.Value {
+	switch op {
 	case hostcalls.OpRefusal:
 		if len(args) == 2 {
 			if which, ok := intArg(args[1]); ok {
