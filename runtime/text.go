@@ -2,7 +2,6 @@ package runtime
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"strings"
 	"time"
@@ -63,14 +62,8 @@ func (r *run) Pace() bool {
 // interrupted ends the run, and reports true, when the caller's ctx is
 // done, the engine is closing or the wall deadline passed.
 func (r *run) interrupted() bool {
-	select {
-	case <-r.ctx.Done():
-		r.end(KindAbort, context.Cause(r.ctx).Error())
+	if r.stopIfSignalled() {
 		return true
-	case <-r.e.closing:
-		r.end(KindAbort, "runtime disposed")
-		return true
-	default:
 	}
 	if !time.Now().Before(r.meter.WallDeadline()) {
 		r.exhaust(BudgetWall, budget.WallMessage(r.limits.WallTime))
