@@ -79,14 +79,7 @@ const (
 func BenchmarkReplay(b *testing.B) {
 	rt := newRuntime(b)
 	slow := func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
-		t := time.NewTimer(replayWait)
-		defer t.Stop()
-		select {
-		case <-t.C:
-			return args, nil
-		case <-ctx.Done():
-			return nil, context.Cause(ctx)
-		}
+		return sleepFor(ctx, replayWait, args)
 	}
 	w := workload{
 		body: `let s = 0;

@@ -180,7 +180,12 @@ const sleepTime = 50 * time.Millisecond
 // sleep is the binding of parallelSleeps: it returns its argument after
 // sleepTime, or ctx's error if ctx ends first.
 func sleep(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
-	t := time.NewTimer(sleepTime)
+	return sleepFor(ctx, sleepTime, args)
+}
+
+// sleepFor returns args after d, or ctx's error if ctx ends first.
+func sleepFor(ctx context.Context, d time.Duration, args json.RawMessage) (json.RawMessage, error) {
+	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
 	case <-t.C:
