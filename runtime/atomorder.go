@@ -231,14 +231,11 @@ const lazyObjects = "[Math, JSON, Reflect]"
 // lazyBuiltinNames returns the names of lazyObjects' members, read in an
 // instance of their own, so that the snapshot's does not make the objects.
 func lazyBuiltinNames(ctx context.Context, qe *quickjs.Engine) ([]string, error) {
-	in, err := qe.Instantiate(ctx, templateHost{})
+	in, err := templateInstance(ctx, qe)
 	if err != nil {
 		return nil, err
 	}
 	defer in.Close(ctx)
-	if err := in.Init(quickjs.InitOptions{StackBytes: stackBytes, StackMargin: stackMargin, GCThreshold: CycleGC}); err != nil {
-		return nil, err
-	}
 	v, err := in.Eval("JSON.stringify("+lazyObjects+".flatMap((o) => Object.getOwnPropertyNames(o)))", preludeFile, quickjs.EvalGlobal)
 	if err == nil && v.IsException() {
 		err = describeException(in)

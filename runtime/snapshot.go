@@ -242,17 +242,28 @@ func compilePrelude(ctx context.Context, qe *quickjs.Engine, prelude string) (pr
 	return bc, nil
 }
 
-// compileForSnapshot compiles src, a script of the given file, to bytecode
-// in a fresh instance of qe.
-func compileForSnapshot(ctx context.Context, qe *quickjs.Engine, src, file string) ([]byte, error) {
+// templateInstance returns a fresh instance of qe, initialised as the
+// snapshot's is, for work done aside while the snapshot is built.
+func templateInstance(ctx context.Context, qe *quickjs.Engine) (*quickjs.Instance, error) {
 	in, err := qe.Instantiate(ctx, templateHost{})
 	if err != nil {
 		return nil, err
 	}
-	defer in.Close(ctx)
 	if err := in.Init(quickjs.InitOptions{StackBytes: stackBytes, StackMargin: stackMargin, GCThreshold: CycleGC}); err != nil {
+		in.Close(ctx)
 		return nil, err
 	}
+	return in, nil
+}
+
+// compileForSnapshot compiles src, a script of the given file, to bytecode
+// in a fresh instance of qe.
+func compileForSnapshot(ctx context.Context, qe *quickjs.Engine, src, file string) ([]byte, error) {
+	in, err := templateInstance(ctx, qe)
+	if err != nil {
+		return nil, err
+	}
+	defer in.Close(ctx)
 	code, ok, err := in.Compile(src, file, quickjs.EvalGlobal)
 	if err != nil {
 		return nil, err
