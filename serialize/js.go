@@ -9,10 +9,22 @@ import _ "embed" // for the guest factories below
 // { formatLogArgs(args) string, inspect(value) string }. formatLogArgs turns
 // the arguments of one console.log/info/warn/error/debug call into the log
 // entry of contract §5 (Node util.inspect rendering, depth 4, no %s
-// substitution). Read-only by convention.
-//
-//go:embed inspect.js
-var InspectJS string
+// substitution). Its body is the three files inspect.js (captured
+// intrinsics, strings and primitives), inspect_kind.js (what an object is,
+// its prefix and base) and inspect_walk.js (keys, entries, layout, the walk
+// and the API), joined in that order. Read-only by convention.
+var InspectJS = "(function () {\n  \"use strict\";\n\n" +
+	inspectBase + "\n" + inspectKind + "\n" + inspectWalk + "})"
+
+// The parts of InspectJS's body, in the order they are joined.
+var (
+	//go:embed inspect.js
+	inspectBase string
+	//go:embed inspect_kind.js
+	inspectKind string
+	//go:embed inspect_walk.js
+	inspectWalk string
+)
 
 // LosslessJS is the guest factory for lossless JSON (see lossless.js).
 //
