@@ -1,10 +1,14 @@
 // Package budget is what coderun's budgets (fuel, compute time, wall time,
 // memory, output, concurrency, program, argument and input size) cover and how
 // their failures read:
-//   - [Fields] is the one table of the budgets: their names, units,
-//     defaults, bounds and help. [Limits.Validate] checks a run's budgets
-//     against it and reports a *[FieldError]; package coderun's defaults and
-//     the command line's flags are made from it.
+//   - [Fields] is the one table of the budgets: their names, Go types,
+//     units, defaults, bounds, help and doc comments. [Limits.Validate]
+//     checks a run's budgets against it and reports a *[FieldError];
+//     package coderun's defaults and the command line's flags are made from
+//     it, and `go generate ./budget` writes from it the fields of [Limits]
+//     (limits_gen.go) and of coderun.Config (config_gen.go). Adding a budget
+//     is adding its row and running go generate (docs/how-it-works.md,
+//     "Adding a budget").
 //   - [Meter] meters a run's fuel and busy time and decides which of the
 //     time budgets tripped.
 //   - [Memory] is a run's memory account, guest and host; [Guest] charges an
@@ -19,8 +23,6 @@
 // Package budget is part of coderun's engine. It is not an API: it has no
 // compatibility promise, and may change in any release. Use package coderun.
 package budget
-
-import "time"
 
 // fuelUnit documents what one unit of fuel is. The hardened QuickJS module
 // (see package wasm, Fuel) charges:
@@ -40,23 +42,6 @@ const fuelUnit = "one repeated C loop iteration; 10,000 per 10,000 interpreter o
 
 // InterruptCost is the fuel charged per QuickJS interrupt poll.
 const InterruptCost = 10000
-
-// Limits are the budgets of every run: the validated form of
-// coderun.Config's fields of the same names. Each field is a row of
-// [Fields], which validates it, gives its default and documents its flag.
-type Limits struct {
-	Fuel               uint64
-	ComputeTime        time.Duration
-	WallTime           time.Duration
-	MemoryBytes        int64
-	MaxOutputBytes     int64
-	MaxConcurrentCalls int
-	// MaxProgramBytes also sets the limits on a program's compile work, in
-	// proportion (see coderun.Config.MaxProgramBytes).
-	MaxProgramBytes  int64
-	MaxArgumentBytes int64
-	MaxInputBytes    int64
-}
 
 // MemoryPages returns MemoryBytes in 64 KiB wasm pages, rounded down.
 func (l Limits) MemoryPages() uint32 { return uint32(l.MemoryBytes >> 16) }

@@ -21,12 +21,20 @@ const (
 )
 
 // Field is one budget: a field of [Limits] and of coderun.Config, by the
-// same name, with what validates it, its default and its help. Adding a
-// budget is adding its row to [Fields] (and the field to both structs):
-// validation, DefaultConfig and the command line's flags follow the row.
+// same name, with what validates it, its default, its flag's help and its
+// documentation. Adding a budget is adding its row to [Fields] and running
+// `go generate ./budget`, which writes both structs from the table
+// (internal/budgetgen: budget/limits_gen.go and the root package's
+// config_gen.go); validation, DefaultConfig and the command line's flags
+// follow the row. What the budget bounds is then the runtime's to enforce,
+// and the user-facing docs (docs/contract.md) to describe.
 type Field struct {
 	// Name is the Go field's name in Limits and coderun.Config.
 	Name string
+	// Type is the Go field's type, as written in Go: "uint64", "int64",
+	// "int" or "time.Duration" (the one type of the unit Duration; a Size
+	// is an int64).
+	Type string
 	// Unit is how the value is measured.
 	Unit Unit
 	// Default is coderun.DefaultConfig's value.
@@ -35,7 +43,13 @@ type Field struct {
 	Min, Max int64
 	// Help is the command line flag's help text: what the budget bounds.
 	Help string
+	// Doc is the doc comment of coderun.Config's field, without the
+	// comment markers: one text that the generator wraps, beginning with
+	// Name, its paragraphs separated by a blank line.
+	Doc string
 }
+
+//go:generate go run ../internal/budgetgen -budget . -root ..
 
 // DefaultFuel is the default fuel budget: about 60 seconds of CPU-bound
 // work on the reference machine (see coderun.DefaultFuel).
@@ -45,24 +59,49 @@ const DefaultFuel = 4_000_000_000
 // first field out of its bounds is the one [Limits.Validate] reports.
 func Fields() []Field {
 	return []Field{
-		{Name: "Fuel", Unit: Count, Default: DefaultFuel, Min: 1,
-			Help: "deterministic compute budget of a run, in fuel units"},
-		{Name: "ComputeTime", Unit: Duration, Default: int64(60 * time.Second), Min: 1,
-			Help: "a run's busy-time budget; time spent waiting on bindings and timers is not charged"},
-		{Name: "WallTime", Unit: Duration, Default: int64(10 * time.Minute), Min: 1,
-			Help: "wall-clock ceiling of a run"},
-		{Name: "MemoryBytes", Unit: Size, Default: 256 << 20, Min: 4 << 20, Max: 4 << 30,
-			Help: "memory of a run: the guest's linear memory plus what the host holds for it"},
-		{Name: "MaxOutputBytes", Unit: Size, Default: 64 << 20, Min: 4,
-			Help: "cap on a run's logs plus its value, as compact JSON in UTF-8"},
-		{Name: "MaxConcurrentCalls", Unit: Count, Default: 16, Min: 1,
-			Help: "binding calls a run may have in flight; later calls wait their turn"},
-		{Name: "MaxProgramBytes", Unit: Size, Default: 1 << 20, Min: 1,
-			Help: "cap on a program's source text"},
-		{Name: "MaxArgumentBytes", Unit: Size, Default: 8 << 20, Min: 2,
-			Help: "cap on one binding call's argument, as JSON text"},
-		{Name: "MaxInputBytes", Unit: Size, Default: 1 << 20, Min: 1,
-			Help: "cap on a program's input data (run's --input, run_code's input), as JSON text"},
+		{Name: "Fuel", Type: "uint64", Unit: Count, Default: DefaultFuel, Min: 1,
+			Help: "deterministic compute budget of a run, in fuel units",
+			Doc: "Fuel is the deterministic compute budget, in fuel units. A unit is " +
+				"roughly one function call or one backward jump (loop iteration) of the " +
+				"interpreter, or one repeated loop iteration of the engine's C code; the " +
+				"count depends only on the program and the binding results it sees."},
+		{Name: "ComputeTime", Type: "time.Duration", Unit: Duration, Default: int64(60 * time.Second), Min: 1,
+			Help: "a run's busy-time budget; time spent waiting on bindings and timers is not charged",
+			Doc: "ComputeTime is the guest's busy time; time spent waiting on bindings and " +
+				"timers is not charged."},
+		{Name: "WallTime", Type: "time.Duration", Unit: Duration, Default: int64(10 * time.Minute), Min: 1,
+			Help: "wall-clock ceiling of a run",
+			Doc:  "WallTime is the wall-clock ceiling for the whole run."},
+		{Name: "MemoryBytes", Type: "int64", Unit: Size, Default: 256 << 20, Min: 4 << 20, Max: 4 << 30,
+			Help: "memory of a run: the guest's linear memory plus what the host holds for it",
+			Doc:  "MemoryBytes caps the guest's linear memory. It must be between 4 MiB and 4 GiB."},
+		{Name: "MaxOutputBytes", Type: "int64", Unit: Size, Default: 64 << 20, Min: 4,
+			Help: "cap on a run's logs plus its value, as compact JSON in UTF-8",
+			Doc: "MaxOutputBytes is the combined cap on the logs and the value (or the " +
+				"failure message), counted as compact JSON in UTF-8. At least 4."},
+		{Name: "MaxConcurrentCalls", Type: "int", Unit: Count, Default: 16, Min: 1,
+			Help: "binding calls a run may have in flight; later calls wait their turn",
+			Doc: "MaxConcurrentCalls is the number of binding calls a run may have in " +
+				"flight; later calls wait their turn in submission order."},
+		{Name: "MaxProgramBytes", Type: "int64", Unit: Size, Default: 1 << 20, Min: 1,
+			Help: "cap on a program's source text",
+			Doc: "MaxProgramBytes caps the size of a program's source text, in bytes of " +
+				"UTF-8; a larger program fails as an exception (SyntaxError) before " +
+				"anything compiles it. The limits on a program's compile work follow it: " +
+				"at most a unit of work per 4 bytes (a token counts 1, a block 6, a new " +
+				"name or a function 17) and two units of scope work per byte (a name " +
+				"counts the depth it is nested at), so that raising it allows " +
+				"proportionally larger programs and proportionally longer compiler calls, " +
+				"which a cancel cannot interrupt."},
+		{Name: "MaxArgumentBytes", Type: "int64", Unit: Size, Default: 8 << 20, Min: 2,
+			Help: "cap on one binding call's argument, as JSON text",
+			Doc: "MaxArgumentBytes caps the JSON text of one binding call's argument, in " +
+				"bytes of UTF-8; a larger argument rejects the call in the program with a " +
+				"message naming the limit. At least 2."},
+		{Name: "MaxInputBytes", Type: "int64", Unit: Size, Default: 1 << 20, Min: 1,
+			Help: "cap on a program's input data (run's --input, run_code's input), as JSON text",
+			Doc: "MaxInputBytes caps Request.Input, the JSON text as given, in bytes; Run " +
+				"refuses a larger input with an error wrapping ErrInvalidInput."},
 	}
 }
 

@@ -22,8 +22,11 @@ func TestFieldsCoverLimits(t *testing.T) {
 		if isDuration := sf.Type == reflect.TypeFor[time.Duration](); isDuration != (f.Unit == Duration) {
 			t.Errorf("%s: unit %d for a %s", f.Name, f.Unit, sf.Type)
 		}
-		if f.Help == "" || f.Min < 1 || (f.Max != 0 && f.Max < f.Min) {
-			t.Errorf("%s: help %q, bounds %d..%d", f.Name, f.Help, f.Min, f.Max)
+		if sf.Type.String() != f.Type {
+			t.Errorf("%s: the row's Type is %q, the field's %s (run go generate ./budget)", f.Name, f.Type, sf.Type)
+		}
+		if f.Help == "" || f.Doc == "" || f.Min < 1 || (f.Max != 0 && f.Max < f.Min) {
+			t.Errorf("%s: help %q, doc %q, bounds %d..%d", f.Name, f.Help, f.Doc, f.Min, f.Max)
 		}
 	}
 	if err := Defaults().Validate(); err != nil {
@@ -72,29 +75,25 @@ func TestValidate(t *testing.T) {
 }
 
 // From and CopyTo copy the budgets between Limits and a struct that holds
-// them among other fields.
+// them among other fields (the struct is made from the table, as
+// coderun.Config's budget fields are, so that a new row needs no edit here).
 func TestFromCopyTo(t *testing.T) {
-	type config struct {
-		Fuel               uint64
-		ComputeTime        time.Duration
-		WallTime           time.Duration
-		MemoryBytes        int64
-		MaxOutputBytes     int64
-		MaxConcurrentCalls int
-		MaxProgramBytes    int64
-		MaxArgumentBytes   int64
-		MaxInputBytes      int64
-		Other              string
+	var fields []reflect.StructField
+	for i := range reflect.TypeFor[Limits]().NumField() {
+		fields = append(fields, reflect.TypeFor[Limits]().Field(i))
 	}
-	var c config
-	Defaults().CopyTo(&c)
-	if c.Fuel != DefaultFuel || c.MemoryBytes != 256<<20 || c.WallTime != 10*time.Minute || c.Other != "" {
-		t.Fatalf("CopyTo: %+v", c)
+	fields = append(fields, reflect.StructField{Name: "Other", Type: reflect.TypeFor[string]()})
+	p := reflect.New(reflect.StructOf(fields))
+	c := p.Elem()
+	Defaults().CopyTo(p.Interface())
+	if c.FieldByName("Fuel").Uint() != DefaultFuel || c.FieldByName("MemoryBytes").Int() != 256<<20 ||
+		c.FieldByName("WallTime").Int() != int64(10*time.Minute) || c.FieldByName("Other").String() != "" {
+		t.Fatalf("CopyTo: %+v", c.Interface())
 	}
-	c.MaxArgumentBytes = 9
+	c.FieldByName("MaxArgumentBytes").SetInt(9)
 	want := Defaults()
 	want.MaxArgumentBytes = 9
-	if got := From(c); got != want {
+	if got := From(c.Interface()); got != want {
 		t.Fatalf("From: %+v", got)
 	}
 }
