@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	goruntime "runtime"
 	"strings"
 	"sync"
@@ -293,9 +294,10 @@ func TestUsage(t *testing.T) {
 }
 
 // DefaultConfig's budgets, which come from budget.Fields, are the
-// documented ones, and every budget field of Config is one of its rows.
+// documented ones; a budget not pinned here (one just added) has its row's
+// default, and every other field of Config is pinned.
 func TestDefaultConfigBudgets(t *testing.T) {
-	require.Equal(t, coderun.Config{
+	pinned := coderun.Config{
 		Fuel:               coderun.DefaultFuel,
 		ComputeTime:        60 * time.Second,
 		WallTime:           10 * time.Minute,
@@ -306,7 +308,20 @@ func TestDefaultConfigBudgets(t *testing.T) {
 		MaxArgumentBytes:   8 << 20,
 		MaxInputBytes:      1 << 20,
 		MaxTraceBytes:      64 << 20,
-	}, coderun.DefaultConfig())
+	}
+	rows := map[string]budget.Field{}
+	for _, f := range budget.Fields() {
+		rows[f.Name] = f
+	}
+	want, got := reflect.ValueOf(&pinned).Elem(), reflect.ValueOf(coderun.DefaultConfig())
+	for i := range want.NumField() {
+		name := want.Type().Field(i).Name
+		if f, ok := rows[name]; ok && want.Field(i).IsZero() {
+			require.EqualValues(t, f.Default, got.Field(i).Convert(reflect.TypeFor[int64]()).Int(), "Config.%s", name)
+			continue
+		}
+		require.Equal(t, want.Field(i).Interface(), got.Field(i).Interface(), "Config.%s", name)
+	}
 	require.EqualValues(t, 4_000_000_000, coderun.DefaultFuel)
 }
 

@@ -204,7 +204,7 @@ func TestStoppedRunScrubsLater(t *testing.T) {
 				Fuel: 1 << 40, ComputeTime: time.Minute, WallTime: wall,
 				MemoryBytes: 64 << 20, MaxOutputBytes: 1 << 20, MaxConcurrentCalls: 4,
 				MaxProgramBytes: 1 << 20, MaxArgumentBytes: 8 << 20, MaxInputBytes: 1 << 20,
-			}, CacheDir: testCacheDir(t)})
+			}.WithDefaults(), CacheDir: testCacheDir(t)})
 			require.NoError(t, err)
 			ctx, cancel := context.WithCancelCause(context.Background())
 			defer cancel(nil)

@@ -21,7 +21,7 @@ func cacheTestLimits() budget.Limits {
 		Fuel: 1 << 40, ComputeTime: time.Minute, WallTime: time.Minute,
 		MemoryBytes: 64 << 20, MaxOutputBytes: 1 << 20, MaxConcurrentCalls: 4,
 		MaxProgramBytes: 1 << 20, MaxArgumentBytes: 8 << 20, MaxInputBytes: 1 << 20,
-	}
+	}.WithDefaults()
 }
 
 // newAndRun makes an engine with cacheDir, runs `return 1+1` and closes it.

@@ -20,7 +20,7 @@ func engineWith(t *testing.T, set func(l *budget.Limits)) *Engine {
 		Fuel: 1 << 40, ComputeTime: time.Minute, WallTime: time.Minute,
 		MemoryBytes: 64 << 20, MaxOutputBytes: 1 << 20, MaxConcurrentCalls: 4,
 		MaxProgramBytes: 1 << 20, MaxArgumentBytes: 8 << 20, MaxInputBytes: 1 << 20,
-	}
+	}.WithDefaults()
 	set(&l)
 	e, err := New(context.Background(), Options{Limits: l, CacheDir: testCacheDir(t)})
 	require.NoError(t, err)

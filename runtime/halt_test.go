@@ -22,7 +22,7 @@ func haltLimits() budget.Limits {
 		Fuel: 1 << 50, ComputeTime: 10 * time.Second, WallTime: 10 * time.Second,
 		MemoryBytes: 512 << 20, MaxOutputBytes: 1 << 20, MaxConcurrentCalls: 4,
 		MaxProgramBytes: 1 << 20, MaxArgumentBytes: 8 << 20, MaxInputBytes: 1 << 20,
-	}
+	}.WithDefaults()
 }
 
 // haltPrograms are the runaway programs the halt tests stop: all of them,

@@ -130,7 +130,7 @@ func fuzzEngine(f *testing.F) *Engine {
 		Fuel: 1 << 32, ComputeTime: 5 * time.Second, WallTime: 5 * time.Second,
 		MemoryBytes: 32 << 20, MaxOutputBytes: 1 << 20, MaxConcurrentCalls: 4,
 		MaxProgramBytes: 1 << 20, MaxArgumentBytes: 1 << 20, MaxInputBytes: 1 << 20,
-	}, CacheDir: testCacheDir(f)})
+	}.WithDefaults(), CacheDir: testCacheDir(f)})
 	if err != nil {
 		f.Fatal(err)
 	}

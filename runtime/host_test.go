@@ -29,13 +29,14 @@ func testEngine(t testing.TB) *Engine {
 	return testEngineWith(t, func(*budget.Limits) {})
 }
 
-// testLimits are the limits of testEngine.
+// testLimits are the limits of testEngine; a budget they do not name (one
+// just added to budget.Fields) takes its default.
 func testLimits() budget.Limits {
 	return budget.Limits{
 		Fuel: 1 << 40, ComputeTime: time.Minute, WallTime: time.Minute,
 		MemoryBytes: 64 << 20, MaxOutputBytes: 1 << 20, MaxConcurrentCalls: 4,
 		MaxProgramBytes: 1 << 20, MaxArgumentBytes: 8 << 20, MaxInputBytes: 1 << 20,
-	}
+	}.WithDefaults()
 }
 
 // testEngineWith is testEngine with its limits changed by change.

@@ -20,7 +20,7 @@ func loopEngine(t *testing.T) *Engine {
 		Fuel: 1 << 40, ComputeTime: 30 * time.Second, WallTime: 30 * time.Second,
 		MemoryBytes: 64 << 20, MaxOutputBytes: 1 << 20, MaxConcurrentCalls: 4,
 		MaxProgramBytes: 1 << 20, MaxArgumentBytes: 8 << 20, MaxInputBytes: 1 << 20,
-	}, CacheDir: testCacheDir(t)})
+	}.WithDefaults(), CacheDir: testCacheDir(t)})
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, e.Close(context.Background())) })
 	return e

@@ -17,7 +17,7 @@ func memoryLimits(memoryBytes int64) budget.Limits {
 		Fuel: 1 << 40, ComputeTime: time.Minute, WallTime: time.Minute,
 		MemoryBytes: memoryBytes, MaxOutputBytes: 1 << 20, MaxConcurrentCalls: 4,
 		MaxProgramBytes: 1 << 20, MaxArgumentBytes: 8 << 20, MaxInputBytes: 1 << 20,
-	}
+	}.WithDefaults()
 }
 
 func memoryEngine(t *testing.T, memoryBytes int64) *Engine {

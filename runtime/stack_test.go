@@ -62,7 +62,7 @@ func TestDeepRecursionRaisesRangeError(t *testing.T) {
 			Fuel: 1 << 40, ComputeTime: time.Minute, WallTime: time.Minute,
 			MemoryBytes: memoryBytes, MaxOutputBytes: 1 << 20, MaxConcurrentCalls: 4,
 			MaxProgramBytes: 1 << 20, MaxArgumentBytes: 8 << 20, MaxInputBytes: 1 << 20,
-		}
+		}.WithDefaults()
 		for _, c := range []struct {
 			prewarm  int
 			bindings []Binding

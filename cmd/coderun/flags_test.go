@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/coderun/coderun"
+	"github.com/coderun/coderun/budget"
 	"github.com/coderun/coderun/mcp"
 )
 
@@ -42,10 +44,40 @@ func TestConfigFlags(t *testing.T) {
 	fs.VisitAll(func(f *flag.Flag) { all = append(all, f.Name) })
 	require.Len(t, all, fields.NumField())
 
-	require.NoError(t, fs.Parse([]string{"--fuel", "7", "--compute-time", "3s", "-wall-time", "4s", "--memory", "8MiB",
-		"--max-output", "99", "--max-concurrent-calls", "5", "--max-program", "1KiB", "--max-argument=2000B", "--max-input", "3KiB", "--max-trace", "2MiB", "--cache-dir", "", "--prewarm", "2"}))
-	require.Equal(t, coderun.Config{Fuel: 7, ComputeTime: 3 * time.Second, WallTime: 4 * time.Second, MemoryBytes: 8 << 20,
-		MaxOutputBytes: 99, MaxConcurrentCalls: 5, MaxProgramBytes: 1024, MaxArgumentBytes: 2000, MaxInputBytes: 3 << 10, MaxTraceBytes: 2 << 20, CacheDir: "", Prewarm: 2}, cfg)
+	args := []string{"--fuel", "7", "--compute-time", "3s", "-wall-time", "4s", "--memory", "8MiB",
+		"--max-output", "99", "--max-concurrent-calls", "5", "--max-program", "1KiB", "--max-argument=2000B", "--max-input", "3KiB", "--max-trace", "2MiB", "--cache-dir", "", "--prewarm", "2"}
+	want := coderun.Config{Fuel: 7, ComputeTime: 3 * time.Second, WallTime: 4 * time.Second, MemoryBytes: 8 << 20,
+		MaxOutputBytes: 99, MaxConcurrentCalls: 5, MaxProgramBytes: 1024, MaxArgumentBytes: 2000, MaxInputBytes: 3 << 10, MaxTraceBytes: 2 << 20, CacheDir: "", Prewarm: 2}
+	args = appendOtherBudgets(args, &want)
+	require.NoError(t, fs.Parse(args))
+	require.Equal(t, want, cfg)
+}
+
+// appendOtherBudgets adds to args a flag setting each budget that want does
+// not set to its least valid value, and sets it in want too: a budget added
+// to budget.Fields is parsed without an edit here.
+func appendOtherBudgets(args []string, want *coderun.Config) []string {
+	v := reflect.ValueOf(want).Elem()
+	for _, f := range budget.Fields() {
+		field := v.FieldByName(f.Name)
+		if !field.IsZero() {
+			continue
+		}
+		switch {
+		case f.Unit == budget.Duration:
+			args = append(args, "--"+flagName(f.Name), time.Duration(f.Min).String())
+		case f.Unit == budget.Size:
+			args = append(args, "--"+flagName(f.Name), formatSize(f.Min))
+		default:
+			args = append(args, "--"+flagName(f.Name), strconv.FormatInt(f.Min, 10))
+		}
+		if field.CanUint() {
+			field.SetUint(uint64(f.Min))
+		} else {
+			field.SetInt(f.Min)
+		}
+	}
+	return args
 }
 
 func TestFlagName(t *testing.T) {
