@@ -20,8 +20,11 @@ type Config struct {
 	ComputeTime time.Duration
 	// WallTime is the wall-clock ceiling for the whole run.
 	WallTime time.Duration
-	// MemoryBytes caps the guest's linear memory. It must be between 4 MiB and
-	// 4 GiB.
+	// MemoryBytes caps a run's memory: the guest's linear memory and native
+	// stack, plus what the host holds for the run (its arguments, undelivered
+	// results, logs, value, failure message and the compilation of its program;
+	// docs/contract.md §4). Reaching it ends the run as worker-exit. It must
+	// be between 4 MiB and 4 GiB.
 	MemoryBytes int64
 	// MaxOutputBytes is the combined cap on the logs and the value (or the
 	// failure message), counted as compact JSON in UTF-8. At least 4.

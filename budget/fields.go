@@ -74,7 +74,11 @@ func Fields() []Field {
 			Doc:  "WallTime is the wall-clock ceiling for the whole run."},
 		{Name: "MemoryBytes", Type: "int64", Unit: Size, Default: 256 << 20, Min: 4 << 20, Max: 4 << 30,
 			Help: "memory of a run: the guest's linear memory plus what the host holds for it",
-			Doc:  "MemoryBytes caps the guest's linear memory. It must be between 4 MiB and 4 GiB."},
+			Doc: "MemoryBytes caps a run's memory: the guest's linear memory and native " +
+				"stack, plus what the host holds for the run (its arguments, undelivered " +
+				"results, logs, value, failure message and the compilation of its program; " +
+				"docs/contract.md §4). Reaching it ends the run as worker-exit. It must be " +
+				"between 4 MiB and 4 GiB."},
 		{Name: "MaxOutputBytes", Type: "int64", Unit: Size, Default: 64 << 20, Min: 4,
 			Help: "cap on a run's logs plus its value, as compact JSON in UTF-8",
 			Doc: "MaxOutputBytes is the combined cap on the logs and the value (or the " +
