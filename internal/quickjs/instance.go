@@ -214,6 +214,27 @@ func (in *Instance) Interrupt() bool {
 	return true
 }
 
+// WithStackTraceLimit calls f with the context's Error.stackTraceLimit set to
+// n, and puts back what the program had set when f returns or panics: an
+// Error that f has the guest make gets up to n frames whatever the limit
+// was, and no code of the program runs for it (a limit that is an object
+// has its valueOf called when an Error is made). The program's value is
+// kept as it is, in no other place, for the time f runs. It reports false,
+// and does not call f, when the context's layout is unknown.
+func (in *Instance) WithStackTraceLimit(n int32, f func()) bool {
+	if in.layout.ErrorStack == 0 {
+		return false
+	}
+	at := in.jsctx + in.layout.ErrorStack + 8
+	was, ok := in.mem.ReadUint64Le(at)
+	if !ok || !in.mem.WriteUint64Le(at, uint64(Int(n))) {
+		return false
+	}
+	defer in.mem.WriteUint64Le(at, was)
+	f()
+	return true
+}
+
 // Context returns the JSContext pointer.
 func (in *Instance) Context() uint32 { return in.jsctx }
 

@@ -87,3 +87,37 @@ func TestInterruptRefusedOutsideJavaScript(t *testing.T) {
 	require.True(t, ok)
 	require.Zero(t, stop)
 }
+
+// WithStackTraceLimit gives an Error made meanwhile the frames it asks
+// for, whatever the program set as Error.stackTraceLimit, runs none of the
+// program's code for it (a limit's valueOf), and puts the program's limit
+// back, as the same value.
+func TestWithStackTraceLimit(t *testing.T) {
+	in := newInstance(t, &nopHost{})
+	_, err := in.Eval(`globalThis.reads = 0;
+globalThis.limit = { valueOf() { reads++; return 1 } };
+Error.stackTraceLimit = limit;
+globalThis.deep = (n) => n === 0 ? new Error().stack.split("\n").length - 1 : deep(n - 1);`, "t.js", EvalGlobal)
+	require.NoError(t, err)
+	deep, err := in.Eval(`deep`, "t.js", EvalGlobal)
+	require.NoError(t, err)
+	frames := func(limit int32) (int32, bool) {
+		var got Value
+		ok := in.WithStackTraceLimit(limit, func() {
+			got, err = in.Call(deep, Undefined, Int(5))
+			require.NoError(t, err)
+		})
+		n, _ := got.Number()
+		return int32(n), ok
+	}
+	for _, limit := range []int32{3, 50} {
+		n, ok := frames(limit)
+		require.True(t, ok)
+		require.Equal(t, min(limit, 6), n, "deep's frames, up to the limit")
+	}
+	after, err := in.Eval(`[reads, Error.stackTraceLimit === limit, deep(5), reads].join()`, "t.js", EvalGlobal)
+	require.NoError(t, err)
+	s, err := in.String(after)
+	require.NoError(t, err)
+	require.Equal(t, "0,true,1,1", s, "the program's limit is back, and read only by its own Error")
+}
