@@ -36,8 +36,8 @@ const (
 	// instant (runtime/timezone.go).
 	OpTimeZone = 12
 	// OpDiverged ends a replayed run whose program made a call the trace
-	// does not hold (see CallDiverged); its operand is the call's position
-	// in the user's source, packed as OpPosition returns it, or -1.
+	// does not hold (see CallDiverged); the host asks where the call was
+	// made (APILocate).
 	OpDiverged = 13
 )
 
@@ -55,6 +55,17 @@ const (
 	APIStart   = 1
 	APIDeliver = 2
 	APIRender  = 3
+	// APILocate returns the position of the program's innermost frame in
+	// the user's source, packed as OpPosition returns it, or -1 when the
+	// guest found none: a replayed run asks for it, from inside a host
+	// function that the program's code called, when the trace does not
+	// hold what that code did (a call, a read of a clock, random bytes or
+	// a time zone), and only then. It is OpDiverged's number, which the
+	// prelude knows as OP_DIVERGED: a name of its own would be one more
+	// atom in the snapshot, which moves QuickJS's atom hash buckets and
+	// with them the fuel of programs that never replay (runtime's
+	// TestWebGlobalsCostUnusedNothing).
+	APILocate = OpDiverged
 )
 
 // Event kinds the host delivers to the guest with APIDeliver.

@@ -112,9 +112,7 @@ func (r *run) query(op int, args []quickjs.Value) quickjs.Value {
 		}
 		return quickjs.Undefined
 	case hostcalls.OpDiverged: // replay.go
-		if len(args) == 2 {
-			return r.divergedAt(args[1])
-		}
+		return r.diverged()
 	}
 	return quickjs.Int(0)
 }

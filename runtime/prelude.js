@@ -10,7 +10,9 @@
 //
 // api(START, mainFn, spec) starts the program; api(DELIVER, id, kind, value)
 // hands over a completed binding call or a fired timer. The host drains the
-// job queue after starting and after each round of deliveries.
+// job queue after starting and after each round of deliveries. api(RENDER,
+// e) renders an exception; api(OP_DIVERGED) says where the program is
+// (locate).
 (function (wrapper, inspectLib, losslessLib, installWeb) {
   "use strict";
   // The protocol's numbers (OP_*, DONE_*, CALL_*, EV_*, START, DELIVER,
@@ -444,8 +446,10 @@
   // would be named after tools.x; the position still points to the call.)
   let lastMiss, capturing = false, missPrint;
   // locate returns the position, packed as OP_POSITION returns it, of the
-  // program's innermost frame, or -1: for a replayed call the trace does
-  // not answer (CALL_DIVERGED), which the host ends the run at.
+  // program's innermost frame, or -1: the host of a replayed run asks for
+  // it (api(OP_DIVERGED)) from inside the host function that met what the
+  // trace does not hold (a call, OP_DIVERGED; a read of a clock, random
+  // bytes or a time zone), with Error.stackTraceLimit raised meanwhile.
   let locating = false, locatedAt = -1;
   function locate() {
     locatedAt = -1;
@@ -580,13 +584,13 @@
       // and printed here.
       lastMiss = undefined;
       let id = host(0, 0, 0, undefined, OP_CALL_VALUE, nsIndex, memberIndex, args);
-      if (id === CALL_DIVERGED) id = host(0, 0, 0, undefined, OP_DIVERGED, locate()); // never returns
+      if (id === CALL_DIVERGED) id = host(0, 0, 0, undefined, OP_DIVERGED); // never returns
       if (id === CALL_NEEDS_TEXT) {
         const json = stringify(args); // never throws; undefined when args is not lossless (or missing)
         // A missing argument (or undefined) is not a value: say the member takes one.
         if (json === undefined) return args === undefined ? noArgument() : badArguments(CALL_REFUSED);
         id = host(0, 0, 0, undefined, OP_CALL, nsIndex, memberIndex, json);
-        if (id === CALL_DIVERGED) id = host(0, 0, 0, undefined, OP_DIVERGED, locate()); // never returns
+        if (id === CALL_DIVERGED) id = host(0, 0, 0, undefined, OP_DIVERGED); // never returns
       }
       // The host refuses what the guest accepts as a value but a binding
       // cannot take: a lone surrogate, a number beyond 2^53; and an
@@ -652,6 +656,12 @@
       try { p = ReflectApply(a, undefined, params); } catch (e) { return fail(e); }
       ObjectDefineProperty(p, "constructor", shieldDescriptor);
       ReflectApply(PromisePrototypeThen, p, [finish, fail]);
+    } else if (op === OP_DIVERGED) {
+      // hostcalls.APILocate, under OP_DIVERGED's number: a replayed run's
+      // host asks where the program is, from inside a host function that
+      // met what the trace does not hold (last: no other operation pays
+      // for this test).
+      return locate();
     }
   };
 })

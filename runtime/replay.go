@@ -22,8 +22,9 @@ import (
 // run loop and what each delivered, the clocks, the random bytes, the time
 // zones, Math.random's seed and a stop from outside. The first thing the
 // program does that the trace does not hold at that point ends the run as
-// worker-exit, budget replay, with a message that says what the program did
-// and what the recording did there (and, for a call, where in the program).
+// worker-exit, budget replay, with a message that says what the program did,
+// where in the program (or that it was waiting, at no position in it), and
+// what the recording did there.
 
 // BudgetReplay: a replayed run did what its trace does not hold (worker-exit).
 const BudgetReplay = "replay"
@@ -36,7 +37,7 @@ type replayer struct {
 	same   bool         // the program is the recorded one: turns also check the fuel
 	idOf   []int32      // the id of each call made (by number, from 1)
 	// diverged is the message of the divergence a call just met, which the
-	// guest's OP_DIVERGED completes with the call's position.
+	// guest's OP_DIVERGED ends the run with (see run.diverged).
 	diverged string
 	turns    int
 	clocks   int
@@ -199,10 +200,60 @@ func (rp *replayer) callCount() int {
 	return n
 }
 
-// diverge ends the run: the program did what, which the trace does not
-// hold at this point.
+// diverge ends the run: the program's code did what, which the trace does
+// not hold at this point, in a host function it called (a clock, random
+// bytes, a time zone); the message says where (see locate).
 func (rp *replayer) diverge(r *run, what string) {
-	r.stopFor(BudgetReplay, rp.message(what))
+	msg := rp.message(what)
+	r.stopFor(BudgetReplay, msg+positionText(r.locate()))
+}
+
+// waiting ends the message of a divergence met while the program waited
+// for its calls and timers: none of its code was running, and what a turn
+// delivers (a call's result, a timer's firing) is the host's doing.
+const waiting = " (at no position in the program: it was waiting for its calls and timers, and which of them a turn delivers is the host's doing)"
+
+// locateFrames is the Error.stackTraceLimit the guest's locate runs with:
+// its frames and the host's above the program's innermost one are a few
+// (a program's Error.stackTraceLimit of 0 would otherwise leave none).
+const locateFrames = 64
+
+// locate asks the guest, from inside a host function that the program's
+// code called, where that code is: the prelude's locate, through a call
+// back into the instance (api(LOCATE)). Only a replay that diverged asks.
+// It returns the position packed as userPosition does, or -1. A run whose
+// outcome was decided meanwhile (locate ran out of fuel or memory) is
+// unwound at once.
+func (r *run) locate() float64 {
+	r.meter.StopAt(0) // a stop the recording met later must not end locate
+	if r.api == 0 || r.in == nil {
+		return -1
+	}
+	var v quickjs.Value
+	var err error
+	call := func() { v, err = r.in.Call(r.api, quickjs.Undefined, quickjs.Int(hostcalls.APILocate)) }
+	if !r.in.WithStackTraceLimit(locateFrames, call) {
+		call()
+	}
+	if r.ended {
+		panic(errEnded)
+	}
+	pos, ok := v.Number()
+	if err != nil || !ok {
+		return -1
+	}
+	return pos
+}
+
+// positionText words packed position pos in the user's source (see
+// userPosition) for a divergence's message; pos < 0: no frame of the
+// program was running.
+func positionText(pos float64) string {
+	if !(pos >= 0) {
+		return " (at a position the replay could not read: no frame of the program was on the stack there, or its Error.prepareStackTrace was running)"
+	}
+	col := math.Mod(pos, positionScale)
+	return fmt.Sprintf(" (at %s:%d:%d)", programFile, int64((pos-col)/positionScale), int64(col))
 }
 
 // message words a divergence.
@@ -227,30 +278,26 @@ func (rp *replayer) observe(r *run, ns int, member string, args []byte) int32 {
 	switch {
 	case ev == nil || ev.Type != EventCall || ev.Namespace != global || ev.Function != member || ev.Digest != sum:
 		rp.diverged = rp.message(fmt.Sprintf("made call %d, %s.%s with argument sha256:%.16s", n, global, member, sum))
-		return hostcalls.CallDiverged
 	case ev.Secret:
 		rp.diverged = fmt.Sprintf("replay cannot go past call %d, %s.%s: its namespace marks its results secret, so the trace does not hold them", n, global, member)
-		return hostcalls.CallDiverged
+	default:
+		rp.take(r)
+		return 0
 	}
-	rp.take(r)
-	return 0
+	r.meter.StopAt(0) // a stop the recording met later must not end the guest's locate
+	return hostcalls.CallDiverged
 }
 
 // called notes the id of the call just answered.
 func (rp *replayer) called(id int32) { rp.idOf = append(rp.idOf, id) }
 
-// divergedAt ends the run with the divergence a call met, at packed
-// position pos in the user's source (OP_DIVERGED).
-func (r *run) divergedAt(posArg quickjs.Value) quickjs.Value {
+// diverged ends the run with the divergence a call met, where the call
+// was made (OP_DIVERGED).
+func (r *run) diverged() quickjs.Value {
 	if r.rp == nil || r.rp.diverged == "" {
 		return quickjs.Int(-1)
 	}
-	msg := r.rp.diverged
-	if pos, ok := posArg.Number(); ok && pos >= 0 {
-		col := math.Mod(pos, positionScale)
-		msg = fmt.Sprintf("%s (at %s:%d:%d)", msg, programFile, int64((pos-col)/positionScale), int64(col))
-	}
-	r.stopFor(BudgetReplay, msg)
+	r.stopFor(BudgetReplay, r.rp.diverged+positionText(r.locate()))
 	return quickjs.Int(0)
 }
 
@@ -338,11 +385,11 @@ func (rp *replayer) turn(r *run, batch []hostcalls.Event) []hostcalls.Event {
 		return nil
 	}
 	if ev == nil || ev.Type != EventTurn {
-		r.exhaust(BudgetReplay, rp.message("waited for its calls and timers"))
+		r.exhaust(BudgetReplay, rp.message("waited for its calls and timers")+waiting)
 		return nil
 	}
 	if fuel := r.fuelNow(); rp.same && ev.Fuel != fuel {
-		r.exhaust(BudgetReplay, rp.message(fmt.Sprintf("had spent %d units of fuel when it waited (turn %d), where the recording had spent %d", fuel, rp.turns+1, ev.Fuel)))
+		r.exhaust(BudgetReplay, rp.message(fmt.Sprintf("had spent %d units of fuel when it waited (turn %d), where the recording had spent %d", fuel, rp.turns+1, ev.Fuel))+waiting)
 		return nil
 	}
 	rp.take(r)
@@ -351,7 +398,7 @@ func (rp *replayer) turn(r *run, batch []hostcalls.Event) []hostcalls.Event {
 		e, problem := rp.delivery(r, d)
 		if problem != "" {
 			clear(batch)
-			r.exhaust(BudgetReplay, fmt.Sprintf("replay diverged at turn %d: %s", rp.turns, problem))
+			r.exhaust(BudgetReplay, fmt.Sprintf("replay diverged at turn %d: %s", rp.turns, problem)+waiting)
 			return nil
 		}
 		batch = append(batch, e)
