@@ -36,8 +36,11 @@ var ErrTraceTooBig = runtime.ErrTraceTooBig
 // BudgetReplay: a replayed run's program did something its trace does not
 // hold at that point (a different call, argument or order, more calls or
 // clock readings than recorded, a call whose results are secret), or waited
-// for what the recording did not (WorkerExit). The message names the
-// program's call and where it was made, and what the recording did there.
+// for what the recording did not (WorkerExit). The message names what the
+// program did (a call, a clock reading, a random read, a time zone) and
+// where in its source (program.ts:LINE:COLUMN), or says that it was waiting,
+// at no position, when the divergence is in what a turn delivers; and what
+// the recording did there.
 const BudgetReplay Budget = runtime.BudgetReplay
 
 // Record runs req as Run does and also records it: the returned trace holds
