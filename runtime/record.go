@@ -22,129 +22,38 @@ import (
 // recorder is a recorded run's trace in the making. It is used from the
 // run's goroutine only (and from its caller's once that gave up on it, see
 // executeDetached, when the run's goroutine no longer records). Events are
-// kept compact, in chunks that never move (a run of 10,000 calls records
-// 20,000 events), and become the trace's TraceEvents when the run ends.
+// kept compact, as records in an eventLog (a run of 10,000 calls records
+// 20,000 events and 10,000 deliveries), and become the trace's TraceEvents
+// when they are first asked for.
 type recorder struct {
-	t          *Trace
-	size       int64 // what the trace holds, counted against max
-	max        int64
-	over       bool  // the trace passed max: nothing more is recorded
-	ordinal    []int // the call number (from 1) of the call at each id
-	secret     []bool
-	calls      int
-	turn       *recEvent // the turn being delivered, or nil
-	events     chunks[recEvent]
-	deliveries chunks[recDelivery]
-	payloads   payloadArena
-	full       []*TraceEvent // the events kept as they are written (recFull)
-}
-
-// recEvent is one event as the recorder keeps it (see TraceEvent). It
-// holds no pointer, so that the garbage collector never scans the chunks
-// of them.
-type recEvent struct {
-	typ    uint8 // recCall, …
+	t     *Trace
+	size  int64 // what the trace holds, counted against max
+	max   int64
+	over  bool      // the trace passed max: nothing more is recorded
+	slots []recSlot // the call at each id
+	calls int
+	// secret is whether the call being observed is of a secret namespace,
+	// until called gives it its id.
 	secret bool
-	ns     int32 // call: the namespace's index; clock: the clock
-	member int32 // call: the member's index in the trace's bindings
-	count  int32 // turn: its deliveries, from first
-	first  int32 // turn: its first delivery; recFull: the index in full
-	n      int64 // turn: fuel; clock: nanoseconds
-	// call: the argument's SHA-256, or, for a small argument, where its
-	// text is (hashed when the trace's events are made, off the run).
-	digest [32]byte
-	args   payloadRef
+	inTurn bool // a turn is being delivered, and recorded
+	log    eventLog
+	full   []*TraceEvent // the events kept as they are written (recFull)
 }
 
-// The types of recEvent.
+// recSlot is what the recorder knows of the call at an id: its number
+// (from 1), and whether its namespace is secret.
+type recSlot struct {
+	ordinal int32
+	secret  bool
+}
+
+// recordCost and deliveryRecordCost are what the recorder's record of an
+// event and of a delivery are counted at besides their payloads: more
+// than the longest of them (see eventLogHeader).
 const (
-	recCall = iota
-	recTurn
-	recClock
-	recFull
+	recordCost         = 80
+	deliveryRecordCost = 24
 )
-
-// recDelivery is one delivery of a turn (see Delivery); its payload is in
-// the recorder's payloadArena. It holds no pointer.
-type recDelivery struct {
-	call, timer int32
-	kind        uint8
-	secret      bool
-	payload     payloadRef
-}
-
-// payloadArena keeps copies of the payloads of a trace: small ones in
-// blocks (so that the collector has a few blocks to scan rather than one
-// object per result), big ones each in its own.
-type payloadArena struct {
-	blocks [][]byte
-	big    [][]byte
-}
-
-// payloadRef is where a payload is in a payloadArena: in block blk
-// (from 1) at off, or, when blk is negative, big[-blk-1].
-type payloadRef struct{ blk, off, n int32 }
-
-// The largest of payloadArena's blocks, and the least payload that
-// is copied to a block of its own (also the first block's size).
-const (
-	arenaBlock = 64 << 10
-	arenaBig   = 4 << 10
-)
-
-// put keeps b and returns where.
-func (a *payloadArena) put(b []byte) payloadRef {
-	if len(b) >= arenaBig {
-		// A copy: the host's buffer is the binding's, which may reuse it
-		// once the result is delivered.
-		a.big = append(a.big, append([]byte(nil), b...))
-		return payloadRef{blk: -int32(len(a.big)), n: int32(len(b))}
-	}
-	if n := len(a.blocks); n == 0 || len(a.blocks[n-1])+len(b) > cap(a.blocks[n-1]) {
-		size := arenaBig // the first block; each next one doubles, up to arenaBlock
-		if n > 0 {
-			size = min(arenaBlock, 2*cap(a.blocks[n-1]))
-		}
-		a.blocks = append(a.blocks, make([]byte, 0, size))
-	}
-	last := &a.blocks[len(a.blocks)-1]
-	off := len(*last)
-	*last = append(*last, b...)
-	return payloadRef{blk: int32(len(a.blocks)), off: int32(off), n: int32(len(b))}
-}
-
-// get returns the payload at ref.
-func (a *payloadArena) get(ref payloadRef) []byte {
-	switch {
-	case ref.blk < 0:
-		return a.big[-ref.blk-1]
-	case ref.blk == 0:
-		return nil
-	}
-	return a.blocks[ref.blk-1][ref.off : ref.off+ref.n : ref.off+ref.n]
-}
-
-// chunkLen is the length of a chunk of recorded events.
-const chunkLen = 256
-
-// chunks is a list that grows by chunks of chunkLen, never copying what
-// it holds.
-type chunks[T any] struct {
-	c [][]T
-	n int
-}
-
-// add appends a zero T and returns it.
-func (c *chunks[T]) add() *T {
-	if c.n%chunkLen == 0 {
-		c.c = append(c.c, make([]T, chunkLen))
-	}
-	c.n++
-	return &c.c[(c.n-1)/chunkLen][(c.n-1)%chunkLen]
-}
-
-// at returns element i.
-func (c *chunks[T]) at(i int) *T { return &c.c[i/chunkLen][i%chunkLen] }
 
 // newRecorder starts the trace of a run of program.
 func newRecorder(e *Engine, program string, input []byte, bindings []Binding, max int64) *recorder {
@@ -171,7 +80,7 @@ func (rec *recorder) charge(n int64) bool {
 	rec.size += n
 	if rec.size > rec.max {
 		rec.over = true
-		rec.events, rec.deliveries, rec.payloads, rec.turn, rec.full = chunks[recEvent]{}, chunks[recDelivery]{}, payloadArena{}, nil, nil
+		rec.log, rec.inTurn, rec.full = eventLog{}, false, nil
 		rec.t.Bindings, rec.t.Program, rec.t.Input, rec.t.InputText = nil, "", nil, ""
 		return false
 	}
@@ -181,16 +90,16 @@ func (rec *recorder) charge(n int64) bool {
 // eventCost is what one event costs against MaxTraceBytes besides its
 // texts: its records in memory (the recorder's, then the trace's), which
 // are more than its JSON's fixed part.
-const eventCost = int64(unsafe.Sizeof(TraceEvent{}) + unsafe.Sizeof(recEvent{}))
+const eventCost = int64(unsafe.Sizeof(TraceEvent{})) + recordCost
 
 // deliveryCost is what one delivery costs besides its payload.
-const deliveryCost = int64(unsafe.Sizeof(Delivery{}) + unsafe.Sizeof(recDelivery{}))
+const deliveryCost = int64(unsafe.Sizeof(Delivery{})) + deliveryRecordCost
 
 // add appends an event kept as it is written, which costs n bytes besides
 // its records.
 func (rec *recorder) add(ev TraceEvent, n int64) {
 	if rec.charge(eventCost + n) {
-		*rec.events.add() = recEvent{typ: recFull, first: int32(len(rec.full))}
+		rec.log.full(len(rec.full))
 		rec.full = append(rec.full, &ev)
 	}
 }
@@ -218,114 +127,123 @@ func (rec *recorder) finish(o Outcome) *Trace {
 
 // traceEvents is what the recorder kept, as the trace's events.
 func (rec *recorder) traceEvents() []TraceEvent {
-	events := make([]TraceEvent, rec.events.n)
-	deliveries := make([]Delivery, rec.deliveries.n)
-	for i := range deliveries {
-		d := rec.deliveries.at(i)
-		out, payload := &deliveries[i], rec.payloads.get(d.payload)
-		switch {
-		case d.kind == hostcalls.EvTimer:
-			out.Timer = d.timer
-		case d.secret:
-			out.Call, out.Secret = int(d.call), true
-		case d.kind == hostcalls.EvResolve && isCompactJSON(payload):
-			out.Call, out.Resolve = int(d.call), payload
-		case d.kind == hostcalls.EvResolve:
-			out.Call, out.ResolveText = int(d.call), string(payload)
-		default:
-			out.Call, out.Reject = int(d.call), payload
-		}
-	}
-	for i := range events {
-		ev, out := rec.events.at(i), &events[i]
-		switch ev.typ {
+	events := make([]TraceEvent, 0, rec.log.events)
+	deliveries := make([]Delivery, 0, rec.log.deliveries)
+	turn, first := -1, 0 // the last turn's event, and its first delivery
+	rec.log.eachRecord(func(r *logRecord) {
+		switch r.typ {
 		case recCall:
-			b := rec.t.Bindings[ev.ns]
-			if ev.args.blk != 0 {
-				ev.digest = sha256.Sum256(rec.payloads.get(ev.args))
+			b := rec.t.Bindings[r.a]
+			var digest [32]byte
+			if r.flags&logDigest != 0 {
+				digest = [32]byte(r.digest)
+			} else {
+				digest = sha256.Sum256(r.payload)
 			}
-			*out = TraceEvent{Type: EventCall, Namespace: b.Global, Function: b.Members[ev.member], Digest: hex.EncodeToString(ev.digest[:]), Secret: ev.secret}
+			events = append(events, TraceEvent{Type: EventCall, Namespace: b.Global, Function: b.Members[r.b],
+				Digest: hex.EncodeToString(digest[:]), Secret: r.flags&logSecret != 0})
 		case recTurn:
-			*out = TraceEvent{Type: EventTurn, Fuel: uint64(ev.n), Deliveries: deliveries[ev.first : ev.first+ev.count : ev.first+ev.count]}
+			turn, first = len(events), len(deliveries)
+			events = append(events, TraceEvent{Type: EventTurn, Fuel: uint64(r.a)})
+		case recDelivery:
+			deliveries = append(deliveries, delivery(r))
+			events[turn].Deliveries = deliveries[first:len(deliveries):len(deliveries)]
 		case recClock:
-			*out = TraceEvent{Type: EventClock, Clock: uint32(ev.ns), Nanos: ev.n}
-		default:
-			*out = *rec.full[ev.first]
+			events = append(events, TraceEvent{Type: EventClock, Clock: uint32(r.a), Nanos: r.b})
+		case recFull:
+			events = append(events, *rec.full[r.a])
 		}
-	}
+	})
 	return events
+}
+
+// delivery is a delivery's record as the trace's Delivery.
+func delivery(r *logRecord) Delivery {
+	switch {
+	case int(r.kind) == hostcalls.EvTimer:
+		return Delivery{Timer: int32(r.a)}
+	case r.flags&logSecret != 0:
+		return Delivery{Call: int(r.a), Secret: true}
+	case int(r.kind) == hostcalls.EvResolve && isCompactJSON(r.payload):
+		return Delivery{Call: int(r.a), Resolve: r.payload}
+	case int(r.kind) == hostcalls.EvResolve:
+		return Delivery{Call: int(r.a), ResolveText: string(r.payload)}
+	}
+	return Delivery{Call: int(r.a), Reject: r.payload}
 }
 
 // observe records a call the program made (hostcalls.Config.Observe).
 func (rec *recorder) observe(r *run, ns int, member string, args []byte) int32 {
 	secret := r.bindings[ns].Secret
 	rec.calls++
-	rec.secret = append(rec.secret, secret)
+	rec.secret = secret
 	// Six bytes a byte bound the names' JSON without reading them.
-	if rec.charge(eventCost + 6*int64(len(r.bindings[ns].Global)+len(member)) + 64) {
-		m, _ := slices.BinarySearch(rec.t.Bindings[ns].Members, member) // sorted as the guest numbers them
-		ev := rec.events.add()
-		*ev = recEvent{typ: recCall, ns: int32(ns), member: int32(m), secret: secret}
-		if len(args) < arenaBig && rec.charge(int64(len(args))) {
-			ev.args = rec.payloads.put(args)
-		} else {
-			ev.digest = sha256.Sum256(args)
-		}
+	if !rec.charge(eventCost + 6*int64(len(r.bindings[ns].Global)+len(member)) + 64) {
+		return 0
+	}
+	m, _ := slices.BinarySearch(rec.t.Bindings[ns].Members, member) // sorted as the guest numbers them
+	var flags byte
+	if secret {
+		flags |= logSecret
+	}
+	if len(args) >= eventLogBig || !rec.charge(int64(len(args))) {
+		// Hashed now: the argument is not kept (the small ones are hashed
+		// when the trace's events are made, off the run).
+		digest := sha256.Sum256(args)
+		flags, args = flags|logDigest, digest[:]
+	}
+	if !rec.over {
+		rec.log.call(flags, ns, m, args)
 	}
 	return 0
 }
 
 // called notes the id the call just recorded got.
 func (rec *recorder) called(id int32) {
-	for int(id) >= len(rec.ordinal) {
-		rec.ordinal = append(rec.ordinal, 0)
+	for int(id) >= len(rec.slots) {
+		rec.slots = append(rec.slots, recSlot{})
 	}
-	rec.ordinal[id] = rec.calls
+	rec.slots[id] = recSlot{ordinal: int32(rec.calls), secret: rec.secret}
 }
 
 // beginTurn starts the record of a turn of the run loop, at this fuel.
 func (rec *recorder) beginTurn(fuel uint64) {
-	rec.turn = nil
-	if rec.charge(eventCost) {
-		rec.turn = rec.events.add()
-		*rec.turn = recEvent{typ: recTurn, n: int64(fuel), first: int32(rec.deliveries.n)}
+	rec.inTurn = rec.charge(eventCost)
+	if rec.inTurn {
+		rec.log.turn(fuel)
 	}
 }
 
 // delivered records what the turn delivered: ev as the guest gets it.
 func (rec *recorder) delivered(ev *hostcalls.Event) {
-	if rec.turn == nil {
+	if !rec.inTurn {
 		return
 	}
-	d := recDelivery{kind: uint8(ev.Kind)}
-	n := deliveryCost
-	if ev.Kind == hostcalls.EvTimer {
-		d.timer = ev.ID
-	} else {
-		d.call = int32(rec.ordinal[ev.ID])
-		if d.secret = rec.secret[d.call-1]; !d.secret {
+	id, payload, n := ev.ID, []byte(nil), int64(deliveryCost)
+	var flags byte
+	if ev.Kind != hostcalls.EvTimer {
+		slot := rec.slots[ev.ID]
+		id = slot.ordinal
+		if slot.secret {
+			flags = logSecret
+		} else {
+			payload = ev.Payload
 			// At most 6 bytes of JSON per byte, when it is written as a string.
-			n += int64(len(ev.Payload))
-			if !isCompactJSON(ev.Payload) {
-				n += 5 * int64(len(ev.Payload))
+			n += int64(len(payload))
+			if !isCompactJSON(payload) {
+				n += 5 * int64(len(payload))
 			}
 		}
 	}
-	if !rec.charge(n) {
-		rec.turn = nil
-		return
+	if rec.inTurn = rec.charge(n); rec.inTurn {
+		rec.log.delivery(ev.Kind, flags, id, payload)
 	}
-	if ev.Kind != hostcalls.EvTimer && !d.secret {
-		d.payload = rec.payloads.put(ev.Payload)
-	}
-	*rec.deliveries.add() = d
-	rec.turn.count++
 }
 
 // clock records a clock reading.
 func (rec *recorder) clock(id uint32, ns int64) {
 	if rec.charge(eventCost) {
-		*rec.events.add() = recEvent{typ: recClock, ns: int32(id), n: ns}
+		rec.log.clock(id, ns)
 	}
 }
 
