@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"fmt"
+	"runtime/pprof"
 	"slices"
 	"testing"
 	"time"
@@ -111,7 +112,14 @@ func (r *rounds) takeBlock(per int) error {
 	for k := range r.engines {
 		i := (r.n + k) % len(r.engines)
 		for range per {
-			d, err := r.engines[i].sample()
+			var d time.Duration
+			var err error
+			// Labelled, so that a profile of the benchmark tells the
+			// engines' samples apart (pprof -tagfocus engine=NAME); the
+			// goroutines a sample starts inherit the label.
+			pprof.Do(context.Background(), pprof.Labels("engine", r.engines[i].name), func(context.Context) {
+				d, err = r.engines[i].sample()
+			})
 			if err != nil {
 				return fmt.Errorf("%s: %w", r.engines[i].name, err)
 			}
