@@ -29,6 +29,7 @@ import (
 	"text/template"
 
 	"github.com/coderun/coderun/budget"
+	"github.com/coderun/coderun/internal/genfile"
 )
 
 // The generated files, and the template, by name.
@@ -65,7 +66,7 @@ func run(budgetDir, rootDir string) error {
 		return err
 	}
 	for path, b := range files {
-		if err := writeFile(path, b); err != nil {
+		if err := genfile.Write(path, b); err != nil {
 			return err
 		}
 	}
@@ -218,13 +219,4 @@ func gofmt(name string, src []byte) ([]byte, error) {
 		return nil, fmt.Errorf("%s: %w\n%s", name, err, src)
 	}
 	return out, nil
-}
-
-// writeFile writes b to path unless path already holds exactly b, so that
-// go generate on an up-to-date tree touches nothing.
-func writeFile(path string, b []byte) error {
-	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, b) {
-		return nil
-	}
-	return os.WriteFile(path, b, 0o644)
 }

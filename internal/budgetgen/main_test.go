@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -151,21 +150,4 @@ func TestComment(t *testing.T) {
 	require.Equal(t, "\t// B.", lines[len(lines)-1])
 	require.Equal(t, "A "+strings.TrimSpace(long), strings.Join(strings.Fields(strings.ReplaceAll(strings.Join(lines[:len(lines)-2], " "), "//", "")), " "))
 	require.Equal(t, "\t// "+strings.Repeat("x", 100)+"\n", comment(strings.Repeat("x", 100), "\t"))
-}
-
-// Writing what a file already holds does not touch it, so go generate on
-// an up-to-date tree changes nothing.
-func TestWriteFileLeavesUpToDateFilesAlone(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "f.go")
-	require.NoError(t, writeFile(path, []byte("a")))
-	old := time.Unix(1_000_000_000, 0)
-	require.NoError(t, os.Chtimes(path, old, old))
-	require.NoError(t, writeFile(path, []byte("a")))
-	fi, err := os.Stat(path)
-	require.NoError(t, err)
-	require.True(t, fi.ModTime().Equal(old))
-	require.NoError(t, writeFile(path, []byte("b")))
-	b, err := os.ReadFile(path)
-	require.NoError(t, err)
-	require.Equal(t, "b", string(b))
 }

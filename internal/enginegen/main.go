@@ -26,6 +26,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/coderun/coderun/internal/genfile"
 	"github.com/coderun/coderun/runtime"
 	"github.com/coderun/coderun/wasm"
 	"github.com/coderun/coderun/wasm/upstream"
@@ -50,10 +51,10 @@ func generate(ctx context.Context, dir string) error {
 	if err != nil {
 		return err
 	}
-	if err := writeFile(filepath.Join(dir, wasm.EngineModuleFile), gz); err != nil {
+	if err := genfile.Write(filepath.Join(dir, wasm.EngineModuleFile), gz); err != nil {
 		return err
 	}
-	return writeFile(filepath.Join(dir, wasm.EngineManifestFile), manifest)
+	return genfile.Write(filepath.Join(dir, wasm.EngineManifestFile), manifest)
 }
 
 // build returns the engine module and its manifest, encoded.
@@ -96,13 +97,4 @@ func compress(b []byte) ([]byte, error) {
 		return nil, err
 	}
 	return buf.Bytes(), nil
-}
-
-// writeFile writes b to path unless it already holds b, so that an
-// unchanged engine leaves the files (and the working tree) untouched.
-func writeFile(path string, b []byte) error {
-	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, b) {
-		return nil
-	}
-	return os.WriteFile(path, b, 0o644)
 }
