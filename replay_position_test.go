@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/coderun/coderun"
-	"github.com/stretchr/testify/require"
 )
 
 // A replay that diverges at any kind of input names where in the user's
@@ -66,18 +65,7 @@ func TestReplayDivergencePosition(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			_, tr := recordCase(t, rt, replayCase{program: tc.recorded}, time.Millisecond)
 			got, err := rt.Replay(context.Background(), tr, coderun.ReplayOptions{Program: tc.edited})
-			require.NoError(t, err)
-			if tc.message == nil {
-				require.Nil(t, got.Error)
-				require.JSONEq(t, tc.value, string(got.Value))
-				return
-			}
-			require.NotNil(t, got.Error, "value %s", got.Value)
-			require.Equal(t, coderun.WorkerExit, got.Error.Kind)
-			require.Equal(t, coderun.BudgetReplay, got.Error.Budget)
-			for _, m := range tc.message {
-				require.Contains(t, got.Error.Message, m)
-			}
+			requireReplayed(t, got, err, tc.value, tc.message)
 		})
 	}
 }

@@ -275,18 +275,7 @@ func TestReplayDivergence(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := rt.Replay(context.Background(), tr, coderun.ReplayOptions{Program: tc.program})
-			require.NoError(t, err)
-			if tc.message == nil {
-				require.Nil(t, got.Error)
-				require.JSONEq(t, tc.value, string(got.Value))
-				return
-			}
-			require.NotNil(t, got.Error, "value %s", got.Value)
-			require.Equal(t, coderun.WorkerExit, got.Error.Kind)
-			require.Equal(t, coderun.BudgetReplay, got.Error.Budget)
-			for _, m := range tc.message {
-				require.Contains(t, got.Error.Message, m)
-			}
+			requireReplayed(t, got, err, tc.value, tc.message)
 		})
 	}
 }
@@ -469,5 +458,24 @@ func TestReplayDamagedTrace(t *testing.T) {
 		if res.Error != nil {
 			require.NotEmpty(t, res.Error.Message)
 		}
+	}
+}
+
+// requireReplayed checks a replay's outcome: with no message, the value
+// want; otherwise a divergence (worker-exit, BudgetReplay) whose message
+// contains each of messages.
+func requireReplayed(t *testing.T, got coderun.Result, err error, want string, messages []string) {
+	t.Helper()
+	require.NoError(t, err)
+	if messages == nil {
+		require.Nil(t, got.Error)
+		require.JSONEq(t, want, string(got.Value))
+		return
+	}
+	require.NotNil(t, got.Error, "value %s", got.Value)
+	require.Equal(t, coderun.WorkerExit, got.Error.Kind)
+	require.Equal(t, coderun.BudgetReplay, got.Error.Budget)
+	for _, m := range messages {
+		require.Contains(t, got.Error.Message, m)
 	}
 }
