@@ -1,5 +1,7 @@
 package linearmem
 
+import "os"
+
 // ImageFD is the file descriptor of im's memory file, for tests.
 func ImageFD(im *Image) int { return im.file.fd }
 
@@ -37,4 +39,31 @@ func PiecedMemories(im *Image, max int) int {
 		im.maxPieced = max
 	}
 	return len(im.pieced)
+}
+
+// The kinds of pages of an image, for tests.
+const (
+	PageCold    = pageCold
+	PageRead    = pageRead
+	PageWritten = pageWritten
+)
+
+// Mapping is one mapping of Pieces: its first page, and whether it maps
+// the file's second copy of the image.
+type Mapping struct {
+	First  int
+	Second bool
+}
+
+// Pieces returns the mappings of an image of n pages, none of them zero,
+// whose pages are of the given kinds, for tests.
+func Pieces(n int, kind func(page int) int) []Mapping {
+	ps := os.Getpagesize()
+	length := uint64(n * ps)
+	ranges := []imageRange{{off: 0, file: 0, bytes: make([]byte, length)}}
+	var out []Mapping
+	for _, p := range pieces(ranges, length, ps, kind) {
+		out = append(out, Mapping{First: int(p.off) / ps, Second: p.file != p.off})
+	}
+	return out
 }

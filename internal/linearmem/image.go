@@ -48,29 +48,37 @@ import (
 //
 // A read fault in a private mapping of a file maps not only the page read
 // but the pages of the file's cache around it, up to 64 KiB aligned (the
-// kernel's fault-around), as far as the mapping reaches: each counts in the
-// memory's resident set, read or not. A run reads its image here and there
-// (the objects and tables it uses), so with each range mapped at once
-// nearly every page of the image was resident in every memory. Each range
-// is therefore mapped in pieces of at most piecePages pages, which the
-// kernel keeps apart (see pieces): a fault brings in at most a piece. That
-// costs a mapping (a kernel VMA, and a system call when a memory is
-// reserved) per piece, so only maxPiecedMemories memories at a time are
-// mapped in pieces; those reserved beyond map whole ranges, as before.
+// kernel's fault-around), as far as the mapping reaches and where nothing
+// is mapped yet: each counts in the memory's resident set, read or not. A
+// run reads its image here and there (the objects and tables it uses), so
+// with each range mapped at once nearly every page of the image was
+// resident in every memory. Each range is therefore mapped in several
+// mappings, which the kernel keeps apart (see pieces), so that a fault
+// brings in little besides the page it reads: a page that most users read
+// is mapped on its own; pages written ahead (the memory's own before its
+// user can fault on them) join their neighbours' mappings; other pages are
+// mapped in pieces of at most piecePages pages. What users read is learned
+// like what they write (see Image.kinds); until it is, every page is
+// mapped in pieces. That costs a mapping (a kernel VMA, and a system call
+// when a memory is reserved) per piece, so only maxPiecedMemories memories
+// at a time are mapped in pieces; those reserved beyond map whole ranges,
+// as before.
 type Image struct {
 	// ranges are the parts of the image that are mapped from the file,
 	// in address order, page-aligned; the bytes between them are zero.
 	ranges []imageRange
-	// pieces are ranges cut into the pieces a memory maps (see pieces).
-	pieces []imageRange
 	length uint64
 	file   imageFile
 	// pieced holds the base address of each mapped memory whose image is
-	// mapped in pieces; maxPieced bounds how many there are.
+	// mapped in pieces, true until its first user is learned from (see
+	// touched); maxPieced bounds how many there are.
 	pieced    map[uintptr]bool
 	maxPieced int
 	// written learns the pages (by index in the memory) that users write.
 	written learning
+	// touched learns the pages that the first users of memories mapped
+	// in pieces read or wrote (see kinds).
+	touched learning
 	// learnable are the pages outside the ranges that written may hold:
 	// those of the gaps of at most maxLearnedGap pages, before, between
 	// and after the ranges (see prewriteGaps).
@@ -102,16 +110,20 @@ const gapPages = 15
 // the whole of it.
 const maxLearnedGap = 64
 
-// piecePages is the most pages of an Image that one mapping covers (see
-// Image). Measured with coderun's engine (bench/README.md): a run waiting
-// on a binding held 326–341 KiB with whole ranges and 241–245 KiB with
-// pieces of 2 pages, the image then mapped in 57 pieces; with pieces of 4
-// pages (30 mappings), 298–300 KiB.
+// piecePages is the most pages of an Image that are neither written ahead
+// nor read by most users that one mapping covers (see pieces). Measured
+// with coderun's engine (bench/README.md): a run waiting on a binding held
+// 326–341 KiB with whole ranges and 241–245 KiB with pieces of 2 pages,
+// the image then mapped in 57 pieces; with pieces of 4 pages (30
+// mappings), 298–300 KiB. With the pages read learned and mapped alone, the
+// waiting run's memory maps 13 of the image's pages from the file instead
+// of 22, in about 52 mappings.
 const piecePages = 2
 
 // maxPiecedMemories is how many memories at a time an Image maps in pieces
-// (see Image): with coderun's image, 57 mappings each, so at most about
-// 15,000 of the 65,530 a Linux process may have by default
+// (see Image): with coderun's image, 40 to 57 mappings each (at most one
+// per page of its ranges, about 110), so usually about 15,000 and at most
+// about 28,000 of the 65,530 a Linux process may have by default
 // (vm.max_map_count), past which every mmap fails, the Go runtime's own
 // included.
 const maxPiecedMemories = 256
@@ -130,15 +142,15 @@ func NewImage(b []byte) (*Image, error) {
 		return nil, fmt.Errorf("linearmem: an image of %d bytes is not a positive multiple of the page size (%d)", len(b), pageSize)
 	}
 	ranges := imageRanges(b, pageSize)
-	pieces := pieces(ranges, uint64(len(b)), pageSize)
-	f, err := newImageFile(2*uint64(len(b)), ranges, pieces)
+	pieces := pieces(ranges, uint64(len(b)), pageSize, func(int) int { return pageCold })
+	f, err := newImageFile(uint64(len(b)), ranges, pieces)
 	if err != nil {
 		return nil, err
 	}
 	pages := len(b) / pageSize
-	im := &Image{ranges: ranges, pieces: pieces, length: uint64(len(b)), file: f,
+	im := &Image{ranges: ranges, length: uint64(len(b)), file: f,
 		pieced: map[uintptr]bool{}, maxPieced: maxPiecedMemories,
-		written: newLearning(pages), learnable: make(pageSet, (pages+63)/64)}
+		written: newLearning(pages), touched: newLearning(pages), learnable: make(pageSet, (pages+63)/64)}
 	gap := 0 // the first page of the gap before each range, and after the last
 	for i := 0; i <= len(ranges); i++ {
 		end := pages
@@ -185,10 +197,11 @@ const learnWindow = 64
 
 func newLearning(pages int) learning { return learning{writes: make([]atomic.Uint32, pages)} }
 
-// wrote counts page p as written by the user being scrubbed.
-func (l *learning) wrote(p int) { l.writes[p].Add(1) }
+// mark counts page p as written (or, for touched, touched) by the user
+// being scrubbed.
+func (l *learning) mark(p int) { l.writes[p].Add(1) }
 
-// scrubbed counts one scrub, after its wrote calls.
+// scrubbed counts one scrub, after its mark calls.
 func (l *learning) scrubbed() {
 	if l.scrubs.Add(1) < learnWindow {
 		return
@@ -204,19 +217,43 @@ func (l *learning) has(p int) bool {
 	return p < len(l.writes) && 2*l.writes[p].Load() > l.scrubs.Load()
 }
 
-// pieces cuts ranges into pieces of at most piecePages pages, aligned to
-// piecePages in the memory, for a memory to map one by one. Two mappings
-// of the same file side by side whose file offsets follow on are merged
-// into one by the kernel; so every other piece is mapped from a second
-// copy of its bytes, which the file holds after the image's length: the
-// neighbours of a piece then come from elsewhere in the file.
-func pieces(ranges []imageRange, length uint64, pageSize int) []imageRange {
-	step := uint64(piecePages * pageSize)
+// The kinds of a page of an Image, as a memory reserved now maps it (see
+// pieces and Image.kinds).
+const (
+	pageCold    = iota // most users leave it alone
+	pageRead           // most users read it (or write it, without most users writing it)
+	pageWritten        // most users write it: written ahead (Image.mapOver)
+)
+
+// pieces cuts ranges into the mappings of a memory mapped in pieces, by the
+// kind of each page (kind(page), see pageCold). A read fault maps the
+// pages of the file around the page it reads, as far as its mapping
+// reaches, but only where nothing is mapped yet; a page written ahead is
+// the memory's own before its user can touch it, so it is never mapped
+// that way. Each mapping therefore holds, besides any pages written
+// ahead, one page most users read, so that reading it maps nothing else,
+// or at most piecePages cold pages, so that a fault maps at most those.
+// Two mappings of the same file side by side whose file offsets follow on
+// are merged into one by the kernel; so every other mapping is of the
+// file's second copy of the image, which follows the first (at length):
+// the neighbours of a mapping then come from elsewhere in the file.
+func pieces(ranges []imageRange, length uint64, pageSize int, kind func(page int) int) []imageRange {
+	ps := uint64(pageSize)
 	var out []imageRange
 	for _, r := range ranges {
 		end := r.off + uint64(len(r.bytes))
 		for off := r.off; off < end; {
-			next := min((off/step+1)*step, end)
+			next, read, cold := off, false, 0
+			for ; next < end; next += ps {
+				k := kind(int(next / ps))
+				if k == pageRead && (read || cold > 0) || k == pageCold && (read || cold == piecePages) {
+					break
+				}
+				read = read || k == pageRead
+				if k == pageCold {
+					cold++
+				}
+			}
 			p := imageRange{off: off, file: off, bytes: r.bytes[off-r.off : next-r.off]}
 			if len(out)%2 == 1 {
 				p.file += length
@@ -226,6 +263,43 @@ func pieces(ranges []imageRange, length uint64, pageSize int) []imageRange {
 		}
 	}
 	return out
+}
+
+// kinds returns the kind of every page of the image (see pageCold) as the
+// image has learned them so far: written if more than half of the recent
+// users wrote it, read if more than half of the recent first users of
+// memories mapped in pieces touched it (see touched), cold otherwise.
+//
+// What a memory's user reads is learned only from memories mapped in
+// pieces, at their first scrub: a page of the file that a memory reads
+// stays mapped when the memory is scrubbed, so later scrubs see every page
+// any of its users read, and a memory whose ranges are mapped whole reads
+// the pages around each one it reads. Only a cold page can be mapped
+// without being read (another cold page of its mapping was); it is then
+// counted once as read, and is mapped alone until its count halves away.
+func (im *Image) kinds() []byte {
+	k := make([]byte, len(im.written.writes))
+	for p := range k {
+		switch {
+		case im.written.has(p):
+			k[p] = pageWritten
+		case im.touched.has(p):
+			k[p] = pageRead
+		}
+	}
+	return k
+}
+
+// firstScrub reports whether the memory at base is mapped in pieces and
+// has not been scrubbed since, and notes that it has been.
+func (im *Image) firstScrub(base uintptr) bool {
+	im.mu.Lock()
+	defer im.mu.Unlock()
+	first := im.pieced[base]
+	if first {
+		im.pieced[base] = false
+	}
+	return first
 }
 
 // imageRanges splits b into the ranges an Image maps: every page, less the
@@ -288,8 +362,10 @@ func (im *Image) mapOver(b []byte) error {
 	}
 	ranges := im.ranges
 	base := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	kinds := im.kinds()
 	if len(im.pieced) < im.maxPieced {
-		ranges = im.pieces
+		ps := os.Getpagesize()
+		ranges = pieces(im.ranges, im.length, ps, func(p int) int { return int(kinds[p]) })
 		im.pieced[base] = true
 	}
 	for _, r := range ranges {
@@ -306,7 +382,7 @@ func (im *Image) mapOver(b []byte) error {
 	ps := os.Getpagesize()
 	for _, r := range im.ranges {
 		for k := 0; k < len(r.bytes); k += ps {
-			if off := int(r.off) + k; im.written.has(off / ps) {
+			if off := int(r.off) + k; kinds[off/ps] == pageWritten {
 				b[off] = r.bytes[k]
 			}
 		}
@@ -351,7 +427,7 @@ func (im *Image) restore(mapping []byte) {
 			off := int(r.off) + at
 			if page, want := mapping[off:off+ps], r.bytes[at:at+ps]; !bytes.Equal(page, want) {
 				copy(page, want)
-				im.written.wrote(off / ps)
+				im.written.mark(off / ps)
 			}
 		}
 	}

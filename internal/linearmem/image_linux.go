@@ -12,10 +12,12 @@ type imageFile struct {
 	fd int
 }
 
-// newImageFile makes a memory file of length bytes holding each of ranges
-// and pieces at its file offset (zero elsewhere: a hole takes no memory)
-// and seals it: nothing can write, grow or shrink it afterwards, so every
+// newImageFile makes a memory file holding two copies of an image of length
+// bytes, one after the other: each of ranges at its file offset, and again
+// length bytes further (zero elsewhere: a hole takes no memory). It seals
+// the file: nothing can write, grow or shrink it afterwards, so every
 // private mapping of it reads the image until it writes a page itself.
+// It maps pieces (the ranges cut as a memory maps them) once, as a probe.
 func newImageFile(length uint64, ranges, pieces []imageRange) (imageFile, error) {
 	fd, err := unix.MemfdCreate("coderun-image", unix.MFD_CLOEXEC|unix.MFD_ALLOW_SEALING)
 	if err != nil {
@@ -25,14 +27,13 @@ func newImageFile(length uint64, ranges, pieces []imageRange) (imageFile, error)
 		_ = unix.Close(fd)
 		return imageFile{}, fmt.Errorf("linearmem: %s: %w", what, err)
 	}
-	if err := unix.Ftruncate(fd, int64(length)); err != nil {
+	if err := unix.Ftruncate(fd, int64(2*length)); err != nil {
 		return fail("sizing the image", err)
 	}
 	writes := ranges
-	for _, p := range pieces {
-		if p.file != p.off {
-			writes = append(writes[:len(writes):len(writes)], p) // the second copies
-		}
+	for _, r := range ranges {
+		r.file += length // the second copy
+		writes = append(writes[:len(writes):len(writes)], r)
 	}
 	for _, r := range writes {
 		for done := 0; done < len(r.bytes); {
@@ -50,7 +51,7 @@ func newImageFile(length uint64, ranges, pieces []imageRange) (imageFile, error)
 	f := imageFile{fd: fd}
 	// Map it once, as every memory will: a system that refuses (a
 	// seccomp filter, say) fails here, not at each memory.
-	probe, err := reserve(length)
+	probe, err := reserve(2 * length)
 	if err == nil {
 		for _, r := range pieces {
 			if err = f.mapOver(probe[r.off:r.off+uint64(len(r.bytes))], r.file); err != nil {

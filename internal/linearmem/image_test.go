@@ -444,3 +444,79 @@ func TestPoolImageLearnsWhatMostWrite(t *testing.T) {
 	require.True(t, st[2].present && st[2].own, "page 2, written by five of eight users, is written ahead")
 	require.False(t, st[1].present, "page 1, written by one of eight users, is not")
 }
+
+// A memory maps each page most of its first users read on its own, so that
+// reading it makes no other page resident; with pieces of PiecePages
+// pages, the first memory's user, reading page 5, also had page 4 mapped.
+// What users read is learned at the first scrub of each memory; what they
+// write, at every scrub, and written ahead.
+func TestPoolImageLearnsReads(t *testing.T) {
+	if os.Getenv(noPageMapEnv) != "" {
+		t.Skip("only the page map tells the scrub which pages were read")
+	}
+	ps := os.Getpagesize()
+	img := imageBytes(16)
+	p := newPool(t, linearmem.PoolOptions{MaxIdle: 1, Image: newImage(t, img)})
+	work := func(m *linearmem.Memory) []pageState {
+		buf := m.Reallocate(uint64(len(img)))
+		buf[2*ps+1]++
+		require.Equal(t, img[5*ps+7], buf[5*ps+7])
+		return pageStates(t, buf[:len(img)])
+	}
+	use := func() []pageState {
+		kept := allocate(t, p, 1<<20) // the pool's memory, if any: m is new
+		m := allocate(t, p, 1<<20)
+		work(kept)
+		st := work(m)
+		m.Free()
+		kept.Free()
+		waitIdle(t, p, 1)
+		return st
+	}
+	first := use()
+	require.Equal(t, 2, linearmem.PiecePages, "the first memory's pieces")
+	require.True(t, first[4].present && !first[4].own, "page 4, in page 5's piece, is mapped with it")
+	var last []pageState
+	for range 4 {
+		last = use()
+	}
+	for i, s := range last {
+		switch i {
+		case 2:
+			require.True(t, s.present && s.own, "page 2, written by every user")
+		case 5:
+			require.True(t, s.present && !s.own, "page 5, read by every user")
+		default:
+			require.False(t, s.present, "page %d, touched by none", i)
+		}
+	}
+}
+
+// pieces cuts an image's ranges into mappings that each hold, besides
+// pages written ahead, one page most users read or at most PiecePages
+// cold ones, and alternates their file offsets between the file's two
+// copies of the image so that the kernel does not merge them.
+func TestImagePieces(t *testing.T) {
+	const W, R, C = linearmem.PageWritten, linearmem.PageRead, linearmem.PageCold
+	for _, tc := range []struct {
+		name  string
+		kinds []int
+		want  []int // the first page of each mapping
+	}{
+		{"all cold", []int{C, C, C, C, C}, []int{0, 2, 4}},
+		{"all written", []int{W, W, W, W}, []int{0}},
+		{"read pages alone", []int{R, R, C, R}, []int{0, 1, 2, 3}},
+		{"written pages join", []int{W, R, W, W, C, W, C, R, W}, []int{0, 4, 7}},
+		{"cold beside read", []int{C, R, C, C, C}, []int{0, 1, 2, 4}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := linearmem.Pieces(len(tc.kinds), func(p int) int { return tc.kinds[p] })
+			var firsts []int
+			for i, m := range got {
+				firsts = append(firsts, m.First)
+				require.Equal(t, i%2 == 1, m.Second, "mapping %d's copy", i)
+			}
+			require.Equal(t, tc.want, firsts)
+		})
+	}
+}

@@ -93,7 +93,9 @@ func pageMapWorks(pm io.ReaderAt) bool {
 //     (written, so copied on write; or swapped out) gets the image's bytes
 //     copied back where they differ, and stays the memory's own; it is
 //     added to the pages the image knows users write. The file's pages
-//     (only read) and pages never touched are left alone.
+//     (only read) and pages never touched are left alone. At the first
+//     scrub of a memory mapped in pieces, every present page of the
+//     ranges is counted as one its user touched (Image.kinds).
 //   - Any other page (the image's gaps and everything after it: anonymous
 //     memory) is cleared in place if it is present and not zero, unless
 //     it is one the next user overwrites (keepPages); a cleared page of
@@ -113,9 +115,13 @@ func (s *poolState) scrubByPageMap(b []byte, end uint64) bool {
 	addr := int64(uintptr(unsafe.Pointer(unsafe.SliceData(b))) / uintptr(ps))
 	var ranges []imageRange
 	imagePages := uint64(0)
+	learnTouched := false
 	if s.image != nil {
 		ranges = s.image.ranges
 		imagePages = s.image.Len() / ps
+		// A memory no user sized was touched by none: its first user
+		// is still to come.
+		learnTouched = end > 0 && s.image.firstScrub(uintptr(unsafe.Pointer(unsafe.SliceData(b))))
 	}
 	keep := s.keepPages
 	for first := uint64(0); first < n; {
@@ -138,13 +144,16 @@ func (s *poolState) scrubByPageMap(b []byte, end uint64) bool {
 				inImage := len(ranges) > 0 && ranges[0].off <= p*ps
 				switch {
 				case inImage:
+					if learnTouched && e&(pmSwapped|pmPresent) != 0 {
+						s.image.touched.mark(int(p))
+					}
 					if e&pmSwapped != 0 || e&pmPresent != 0 && e&pmFile == 0 {
 						r := ranges[0]
 						at := p*ps - r.off
 						page, want := b[p*ps:(p+1)*ps], r.bytes[at:at+ps]
 						if !bytes.Equal(page, want) {
 							copy(page, want)
-							s.image.written.wrote(int(p))
+							s.image.written.mark(int(p))
 						}
 					}
 				case e&pmSwapped != 0:
@@ -153,7 +162,7 @@ func (s *poolState) scrubByPageMap(b []byte, end uint64) bool {
 					var cleared int
 					keep, cleared = clearResident(b[p*ps:(p+1)*ps], int(ps), p, keep)
 					if cleared > 0 && p < imagePages && s.image.learnable.has(int(p)) {
-						s.image.written.wrote(int(p)) // a zero page of a short gap, written
+						s.image.written.mark(int(p)) // a zero page of a short gap, written
 					}
 				}
 			}
@@ -167,6 +176,9 @@ func (s *poolState) scrubByPageMap(b []byte, end uint64) bool {
 			}
 		}
 		first += k
+	}
+	if learnTouched {
+		s.image.touched.scrubbed()
 	}
 	return true
 }
