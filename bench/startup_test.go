@@ -68,6 +68,35 @@ func BenchmarkIdleRunRSS(b *testing.B) {
 	}
 }
 
+// BenchmarkSuspendedRSS is BenchmarkIdleRunRSS for runs of the 20-line
+// program suspended just before it returns (suspendedProgram), as the
+// table's "suspended 20-line program" rows measure them: the growth of RSS,
+// PSS and the live Go heap per run, 50 alive at once. The goal: at most
+// 0.5 MB of RSS per run. Like BenchmarkIdleRunRSS it reports its last
+// sample: with -benchtime 10x, one taken once the engine's memory pool has
+// learned which pages of the image runs read and write (a process's first
+// samples are higher).
+func BenchmarkSuspendedRSS(b *testing.B) {
+	rt, err := coderun.New(coderun.DefaultConfig())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer rt.Close(context.Background())
+	p := suspendedProgram()
+	for b.Loop() {
+		if _, err := runCoderun(rt, coldRun()); err != nil {
+			b.Fatal(err)
+		}
+		g, err := idleGrowth(idleRuns, p, func(w workload) (string, error) { return runCoderun(rt, w) })
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(g.rss/1024, "KiB/suspended-run")
+		b.ReportMetric(g.pss/1024, "pss-KiB/suspended-run")
+		b.ReportMetric(g.heap/1024, "heap-KiB/suspended-run")
+	}
+}
+
 // idleRuns is how many runs idleGrowth keeps alive at once.
 const idleRuns = 50
 
