@@ -112,7 +112,7 @@ const maxLearnedGap = 64
 
 // piecePages is the most pages of an Image that are neither written ahead
 // nor read by most users that one mapping covers (see pieces). Measured
-// with coderun's engine (bench/README.md): a run waiting on a binding held
+// with coderun's engine (docs/performance.md, "Idle memory"): a run waiting on a binding held
 // 326–341 KiB with whole ranges and 241–245 KiB with pieces of 2 pages,
 // the image then mapped in 57 pieces; with pieces of 4 pages (30
 // mappings), 298–300 KiB. With the pages read learned and mapped alone, the
