@@ -1,7 +1,6 @@
 package hostcalls
 
 import (
-	"slices"
 	"strings"
 )
 
@@ -54,15 +53,6 @@ func setOf(names ...string) map[string]struct{} {
 	return m
 }
 
-func sortedKeys(m map[string]struct{}) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
-}
-
 // isReservedWord reports whether name is a reserved word of JavaScript or
 // Python and so may not name a binding global or an error class. The match
 // is exact and case-sensitive ("None" is reserved, "none" is not).
@@ -78,14 +68,6 @@ func isReservedGlobal(name string) bool {
 	_, ok := reservedGlobals[name]
 	return ok
 }
-
-// sortedReservedWords returns the reserved words checked by isReservedWord, sorted.
-// The slice is a fresh copy that the caller may modify.
-func sortedReservedWords() []string { return sortedKeys(reservedWords) }
-
-// sortedReservedGlobals returns the names checked by isReservedGlobal, sorted. The
-// slice is a fresh copy that the caller may modify.
-func sortedReservedGlobals() []string { return sortedKeys(reservedGlobals) }
 
 // isIdentifier reports whether s matches ^[A-Za-z_][A-Za-z0-9_]*$, the
 // identifiers usable as binding globals and error classes: ASCII only and

@@ -111,3 +111,21 @@ func TestIsIdentifier(t *testing.T) {
 		})
 	}
 }
+
+// sortedReservedWords returns the reserved words checked by isReservedWord, sorted.
+// The slice is a fresh copy that the caller may modify.
+func sortedReservedWords() []string { return sortedKeys(reservedWords) }
+
+// sortedReservedGlobals returns the names checked by isReservedGlobal, sorted. The
+// slice is a fresh copy that the caller may modify.
+func sortedReservedGlobals() []string { return sortedKeys(reservedGlobals) }
+
+// sortedKeys returns the keys of m, sorted.
+func sortedKeys(m map[string]struct{}) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}

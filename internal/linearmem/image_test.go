@@ -447,7 +447,8 @@ func TestPoolImageLearnsWhatMostWrite(t *testing.T) {
 
 // A memory maps each page most of its first users read on its own, so that
 // reading it makes no other page resident; with pieces of PiecePages
-// pages, the first memory's user, reading page 5, also had page 4 mapped.
+// pages, the first memory's user, reading page 5, usually also had page 4
+// mapped.
 // What users read is learned at the first scrub of each memory; what they
 // write, at every scrub, and written ahead.
 func TestPoolImageLearnsReads(t *testing.T) {
@@ -475,7 +476,13 @@ func TestPoolImageLearnsReads(t *testing.T) {
 	}
 	first := use()
 	require.Equal(t, 2, linearmem.PiecePages, "the first memory's pieces")
-	require.True(t, first[4].present && !first[4].own, "page 4, in page 5's piece, is mapped with it")
+	// The kernel's fault-around is opportunistic (it skips a page it cannot
+	// lock at once, as under load), so page 4 is usually, not always,
+	// mapped with page 5 in the first memory; once learned, never.
+	if !first[4].present {
+		t.Log("fault-around did not map page 4 with page 5 this time")
+	}
+	require.False(t, first[4].own, "page 4 is read by no user")
 	var last []pageState
 	for range 4 {
 		last = use()
