@@ -67,3 +67,25 @@ func Pieces(n int, kind func(page int) int) []Mapping {
 	}
 	return out
 }
+
+// MapInPieces makes memories that im is mapped over from now on map it
+// in pieces, as where the kernel's fault-around cannot be turned off,
+// for tests; it reports whether fault-around could be turned off.
+func MapInPieces(im *Image) bool {
+	im.mu.Lock()
+	defer im.mu.Unlock()
+	if im.noAround == nil {
+		return false
+	}
+	_ = im.noAround.close()
+	im.noAround = nil
+	return true
+}
+
+// FaultAroundOff reports whether memories that im is mapped over have
+// the kernel's fault-around turned off, for tests.
+func FaultAroundOff(im *Image) bool {
+	im.mu.Lock()
+	defer im.mu.Unlock()
+	return im.noAround != nil
+}

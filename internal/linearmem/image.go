@@ -52,7 +52,11 @@ import (
 // is mapped yet: each counts in the memory's resident set, read or not. A
 // run reads its image here and there (the objects and tables it uses), so
 // with each range mapped at once nearly every page of the image was
-// resident in every memory. Each range is therefore mapped in several
+// resident in every memory. Where the kernel allows it, fault-around is
+// turned off in each memory (noFaultAround: its image registered with a
+// userfaultfd), which then maps each range whole, in one mapping, and a
+// fault brings in only the page it reads. Elsewhere (userfaultfd not
+// allowed, or a kernel before 5.19) each range is mapped in several
 // mappings, which the kernel keeps apart (see pieces), so that a fault
 // brings in little besides the page it reads: a page that most users read
 // is mapped on its own; pages written ahead (the memory's own before its
@@ -60,9 +64,9 @@ import (
 // mapped in pieces of at most piecePages pages. What users read is learned
 // like what they write (see Image.kinds); until it is, every page is
 // mapped in pieces. That costs a mapping (a kernel VMA, and a system call
-// when a memory is reserved) per piece, so only maxPiecedMemories memories
-// at a time are mapped in pieces; those reserved beyond map whole ranges,
-// as before.
+// when a memory is reserved, and a walk of the kernel's page map at each
+// scrub) per piece, so only maxPiecedMemories memories at a time are
+// mapped in pieces; those reserved beyond map whole ranges, as before.
 type Image struct {
 	// ranges are the parts of the image that are mapped from the file,
 	// in address order, page-aligned; the bytes between them are zero.
@@ -74,6 +78,10 @@ type Image struct {
 	// touched); maxPieced bounds how many there are.
 	pieced    map[uintptr]bool
 	maxPieced int
+	// noAround, where the kernel allows it, turns fault-around off in
+	// every memory, which then maps whole ranges (see Image); nil maps
+	// them in pieces.
+	noAround *noFaultAround
 	// written learns the pages (by index in the memory) that users write.
 	written learning
 	// touched learns the pages that the first users of memories mapped
@@ -148,7 +156,7 @@ func NewImage(b []byte) (*Image, error) {
 		return nil, err
 	}
 	pages := len(b) / pageSize
-	im := &Image{ranges: ranges, length: uint64(len(b)), file: f,
+	im := &Image{ranges: ranges, length: uint64(len(b)), file: f, noAround: probeNoFaultAround(f, ranges, uint64(len(b))),
 		pieced: map[uintptr]bool{}, maxPieced: maxPiecedMemories,
 		written: newLearning(pages), touched: newLearning(pages), learnable: make(pageSet, (pages+63)/64)}
 	gap := 0 // the first page of the gap before each range, and after the last
@@ -346,6 +354,9 @@ func (im *Image) Close() error {
 		return nil
 	}
 	im.closed = true
+	if im.noAround != nil {
+		_ = im.noAround.close()
+	}
 	return im.file.close()
 }
 
@@ -360,20 +371,19 @@ func (im *Image) mapOver(b []byte) error {
 		im.mu.Unlock()
 		return errors.New("linearmem: the image is closed")
 	}
-	ranges := im.ranges
 	base := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
 	kinds := im.kinds()
-	if len(im.pieced) < im.maxPieced {
+	err := im.mapRanges(b, im.ranges)
+	if err == nil && (im.noAround == nil || im.noAround.register(b[:im.length]) != nil) && len(im.pieced) < im.maxPieced {
+		// Fault-around is on: the pieces map over the whole ranges.
 		ps := os.Getpagesize()
-		ranges = pieces(im.ranges, im.length, ps, func(p int) int { return int(kinds[p]) })
 		im.pieced[base] = true
+		err = im.mapRanges(b, pieces(im.ranges, im.length, ps, func(p int) int { return int(kinds[p]) }))
 	}
-	for _, r := range ranges {
-		if err := im.file.mapOver(b[r.off:r.off+uint64(len(r.bytes))], r.file); err != nil {
-			delete(im.pieced, base)
-			im.mu.Unlock()
-			return err
-		}
+	if err != nil {
+		delete(im.pieced, base)
+		im.mu.Unlock()
+		return err
 	}
 	im.mu.Unlock()
 	// Write the pages users are known to write, as they are: each becomes
@@ -385,6 +395,16 @@ func (im *Image) mapOver(b []byte) error {
 			if off := int(r.off) + k; kinds[off/ps] == pageWritten {
 				b[off] = r.bytes[k]
 			}
+		}
+	}
+	return nil
+}
+
+// mapRanges maps ranges of the image's file over b.
+func (im *Image) mapRanges(b []byte, ranges []imageRange) error {
+	for _, r := range ranges {
+		if err := im.file.mapOver(b[r.off:r.off+uint64(len(r.bytes))], r.file); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -1,6 +1,7 @@
 package linearmem
 
 import (
+	"errors"
 	"fmt"
 	"unsafe"
 
@@ -65,6 +66,30 @@ func newImageFile(length uint64, ranges, pieces []imageRange) (imageFile, error)
 		return imageFile{}, err
 	}
 	return f, nil
+}
+
+// probeNoFaultAround returns a noFaultAround that memories mapping the
+// file's ranges (an image of length bytes) can be registered with, or nil
+// if the system does not allow it: it tries with a reservation of its own.
+func probeNoFaultAround(f imageFile, ranges []imageRange, length uint64) *noFaultAround {
+	na := openNoFaultAround()
+	if na == nil {
+		return nil
+	}
+	probe, err := reserve(length)
+	if err != nil {
+		_ = na.close()
+		return nil
+	}
+	defer unmap(probe)
+	for _, r := range ranges {
+		err = errors.Join(err, f.mapOver(probe[r.off:r.off+uint64(len(r.bytes))], r.file))
+	}
+	if err != nil || na.register(probe) != nil {
+		_ = na.close()
+		return nil
+	}
+	return na
 }
 
 func (f imageFile) close() error {

@@ -12,3 +12,5 @@ func newImageFile(uint64, []imageRange, []imageRange) (imageFile, error) {
 func (imageFile) close() error { return nil }
 
 func (imageFile) mapOver([]byte, uint64) error { return ErrImageUnsupported }
+
+func probeNoFaultAround(imageFile, []imageRange, uint64) *noFaultAround { return nil }

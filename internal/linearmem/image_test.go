@@ -5,7 +5,9 @@ package linearmem_test
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"os"
+	"strings"
 	"testing"
 	"unsafe"
 
@@ -361,15 +363,17 @@ func TestPoolImageLongGapNotLearned(t *testing.T) {
 	reused.Free()
 }
 
-// A memory maps its image in pieces of at most PiecePages pages: a read
-// makes resident at most the piece it falls in, not the pages of the file
-// around it that the kernel's fault-around would map with a whole range
-// (up to 16). Only so many memories at a time are mapped in pieces; the
-// others map whole ranges, and read the image all the same.
+// Where fault-around cannot be turned off, a memory maps its image in
+// pieces of at most PiecePages pages: a read makes resident at most the
+// piece it falls in, not the pages of the file around it that the
+// kernel's fault-around would map with a whole range (up to 16). Only so
+// many memories at a time are mapped in pieces; the others map whole
+// ranges, and read the image all the same.
 func TestPoolImagePieces(t *testing.T) {
 	ps := os.Getpagesize()
 	img := imageBytes(40)
 	im := newImage(t, img)
+	linearmem.MapInPieces(im)
 	require.Zero(t, linearmem.PiecedMemories(im, 1))
 	p := newPool(t, linearmem.PoolOptions{MaxIdle: -1, Image: im})
 	read := func(buf []byte, page int) (present []int) {
@@ -405,6 +409,57 @@ func TestPoolImagePieces(t *testing.T) {
 	again := allocate(t, p, 1<<20)
 	require.Equal(t, 1, linearmem.PiecedMemories(im, -1))
 	again.Free()
+}
+
+// Where the kernel lets fault-around be turned off (a userfaultfd), a
+// memory maps each of its image's ranges whole, in one mapping, and a
+// read makes resident the page it reads and no other; a write is served
+// as without (the page copied on write).
+func TestPoolImageNoFaultAround(t *testing.T) {
+	ps := os.Getpagesize()
+	img := imageBytes(40)
+	im := newImage(t, img)
+	if !linearmem.FaultAroundOff(im) {
+		t.Skip("userfaultfd is not allowed here: memories map the image in pieces")
+	}
+	p := newPool(t, linearmem.PoolOptions{MaxIdle: -1, Image: im})
+	for _, read := range []int{21, 0, 39} {
+		m := allocate(t, p, 1<<20)
+		buf := m.Reallocate(uint64(len(img)))
+		require.Equal(t, 1, mappingsOver(t, buf[:len(img)]), "one mapping for the image's one range")
+		require.Equal(t, img[read*ps+100], buf[read*ps+100])
+		buf[30*ps+5]++
+		for i, s := range pageStates(t, buf[:len(img)]) {
+			switch {
+			case i == read:
+				require.True(t, s.present && !s.own, "page %d, read, maps the file's page", i)
+			case i == 30:
+				require.True(t, s.present && s.own, "page 30, written, is the memory's own")
+			case s.present:
+				t.Fatalf("page %d, not touched, was mapped around page %d", i, read)
+			}
+		}
+		buf[30*ps+5]--
+		require.True(t, bytes.Equal(img, buf[:len(img)]), "the image, read through whole ranges")
+		m.Free()
+	}
+}
+
+// mappingsOver counts the kernel's mappings (lines of /proc/self/maps)
+// that overlap b.
+func mappingsOver(t *testing.T, b []byte) int {
+	maps, err := os.ReadFile("/proc/self/maps")
+	require.NoError(t, err)
+	start := uint64(uintptr(unsafe.Pointer(unsafe.SliceData(b))))
+	end := start + uint64(len(b))
+	n := 0
+	for _, line := range strings.Split(string(maps), "\n") {
+		var lo, hi uint64
+		if _, err := fmt.Sscanf(line, "%x-%x", &lo, &hi); err == nil && lo < end && hi > start {
+			n++
+		}
+	}
+	return n
 }
 
 // The image learns a page that more than half of the recent users wrote,
@@ -457,7 +512,9 @@ func TestPoolImageLearnsReads(t *testing.T) {
 	}
 	ps := os.Getpagesize()
 	img := imageBytes(16)
-	p := newPool(t, linearmem.PoolOptions{MaxIdle: 1, Image: newImage(t, img)})
+	im := newImage(t, img)
+	linearmem.MapInPieces(im)
+	p := newPool(t, linearmem.PoolOptions{MaxIdle: 1, Image: im})
 	work := func(m *linearmem.Memory) []pageState {
 		buf := m.Reallocate(uint64(len(img)))
 		buf[2*ps+1]++
