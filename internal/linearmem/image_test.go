@@ -443,6 +443,27 @@ func TestPoolImageNoFaultAround(t *testing.T) {
 		require.True(t, bytes.Equal(img, buf[:len(img)]), "the image, read through whole ranges")
 		m.Free()
 	}
+	// The kernel's own faults in a registered memory (a system call
+	// reading from or writing into pages not yet mapped) are served
+	// as the user's are, not reported (UFFD_USER_MODE_ONLY would
+	// make them a SIGBUS).
+	m := allocate(t, p, 1<<20)
+	buf := m.Reallocate(uint64(len(img)))
+	var fds [2]int
+	require.NoError(t, unix.Pipe(fds[:]))
+	defer unix.Close(fds[0])
+	defer unix.Close(fds[1])
+	n, err := unix.Write(fds[1], buf[12*ps:12*ps+64])
+	require.NoError(t, err)
+	require.Equal(t, 64, n)
+	n, err = unix.Read(fds[0], buf[10*ps:10*ps+64])
+	require.NoError(t, err)
+	require.Equal(t, 64, n)
+	require.Equal(t, img[12*ps:12*ps+64], buf[10*ps:10*ps+64], "page 10, written by the kernel with page 12's bytes")
+	st := pageStates(t, buf[:len(img)])
+	require.True(t, st[10].present && st[10].own, "page 10, written by the kernel, is the memory's own")
+	require.True(t, st[12].present && !st[12].own, "page 12, read by the kernel, is the file's")
+	m.Free()
 }
 
 // mappingsOver counts the kernel's mappings (lines of /proc/self/maps)
