@@ -4,11 +4,14 @@ package linearmem_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"fmt"
 	"os"
+	"os/exec"
 	"strings"
 	"testing"
+	"time"
 	"unsafe"
 
 	"github.com/stretchr/testify/require"
@@ -31,7 +34,41 @@ func newImage(t *testing.T, b []byte) *linearmem.Image {
 	im, err := linearmem.NewImage(b)
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, im.Close()) })
+	if os.Getenv(piecesEnv) != "" {
+		linearmem.MapInPieces(im)
+	}
 	return im
+}
+
+// piecesEnv, set, makes every image of the tests map in pieces, as where
+// userfaultfd is refused (TestPoolsWithImagesInPieces).
+const piecesEnv = "LINEARMEM_TEST_PIECES"
+
+// Where the kernel's fault-around cannot be turned off, memories map their
+// image in pieces: every pool test runs again in a child process whose
+// images are mapped so.
+func TestPoolsWithImagesInPieces(t *testing.T) {
+	if os.Getenv(piecesEnv) != "" || os.Getenv(noPageMapEnv) != "" {
+		t.Skip("the child")
+	}
+	im, err := linearmem.NewImage(imageBytes(1))
+	require.NoError(t, err)
+	off := linearmem.FaultAroundOff(im)
+	require.NoError(t, im.Close())
+	if !off {
+		t.Skip("userfaultfd is not allowed here: every test maps images in pieces already")
+	}
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, exe, "-test.run", "^Test(Pool|HeapMemory|Discard)", "-test.count", "1", "-test.v")
+	cmd.Env = append(os.Environ(), piecesEnv+"=1")
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	require.Contains(t, string(out), "--- PASS: TestPoolImageGaps")
+	require.Contains(t, string(out), "--- SKIP: TestPoolImageNoFaultAround")
+	require.NotContains(t, string(out), "--- FAIL")
 }
 
 // imagePool is a pool keeping one memory, whose memories start with an
