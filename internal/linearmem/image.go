@@ -373,9 +373,17 @@ func (im *Image) mapOver(b []byte) error {
 	}
 	base := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
 	kinds := im.kinds()
-	err := im.mapRanges(b, im.ranges)
-	if err == nil && (im.noAround == nil || im.noAround.register(b[:im.length]) != nil) && len(im.pieced) < im.maxPieced {
-		// Fault-around is on: the pieces map over the whole ranges.
+	inPieces := len(im.pieced) < im.maxPieced
+	var err error
+	if im.noAround != nil || !inPieces {
+		err = im.mapRanges(b, im.ranges)
+		if err == nil && im.noAround != nil && im.noAround.register(b[:im.length]) == nil {
+			inPieces = false // fault-around is off
+		}
+	}
+	if err == nil && inPieces {
+		// Fault-around is on (the pieces map over the whole ranges if
+		// they could not be registered).
 		ps := os.Getpagesize()
 		im.pieced[base] = true
 		err = im.mapRanges(b, pieces(im.ranges, im.length, ps, func(p int) int { return int(kinds[p]) }))
