@@ -4,14 +4,11 @@ package linearmem_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/binary"
 	"fmt"
 	"os"
-	"os/exec"
 	"strings"
 	"testing"
-	"time"
 	"unsafe"
 
 	"github.com/stretchr/testify/require"
@@ -58,17 +55,10 @@ func TestPoolsWithImagesInPieces(t *testing.T) {
 	if !off {
 		t.Skip("userfaultfd is not allowed here: every test maps images in pieces already")
 	}
-	exe, err := os.Executable()
-	require.NoError(t, err)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, exe, "-test.run", "^Test(Pool|HeapMemory|Discard)", "-test.count", "1", "-test.v")
-	cmd.Env = append(os.Environ(), piecesEnv+"=1")
-	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, "%s", out)
-	require.Contains(t, string(out), "--- PASS: TestPoolImageGaps")
-	require.Contains(t, string(out), "--- SKIP: TestPoolImageNoFaultAround")
-	require.NotContains(t, string(out), "--- FAIL")
+	out := rerunPoolTests(t, piecesEnv)
+	require.Contains(t, out, "--- PASS: TestPoolImageGaps")
+	require.Contains(t, out, "--- SKIP: TestPoolImageNoFaultAround")
+	require.NotContains(t, out, "--- FAIL")
 }
 
 // imagePool is a pool keeping one memory, whose memories start with an

@@ -54,17 +54,10 @@ func TestPoolsWithoutPageMap(t *testing.T) {
 	if os.Getenv(noPageMapEnv) != "" {
 		t.Skip("the child")
 	}
-	exe, err := os.Executable()
-	require.NoError(t, err)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, exe, "-test.run", "^Test(Pool|HeapMemory|Discard)", "-test.count", "1", "-test.v")
-	cmd.Env = append(os.Environ(), noPageMapEnv+"=1")
-	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, "%s", out)
-	require.Contains(t, string(out), "--- PASS: TestPoolImageGaps")
-	require.Contains(t, string(out), "--- PASS: TestPoolReuse")
-	require.NotContains(t, string(out), "--- FAIL")
+	out := rerunPoolTests(t, noPageMapEnv)
+	require.Contains(t, out, "--- PASS: TestPoolImageGaps")
+	require.Contains(t, out, "--- PASS: TestPoolReuse")
+	require.NotContains(t, out, "--- FAIL")
 }
 
 func allocate(t testing.TB, a experimental.MemoryAllocator, max uint64) *linearmem.Memory {
@@ -823,4 +816,20 @@ func TestPoolScrubsWhatItsUserReached(t *testing.T) {
 			require.Equal(t, -1, firstMismatch(next.Reallocate(large), 1, zero))
 		})
 	}
+}
+
+// rerunPoolTests runs the pool tests again in a child process with the
+// environment variable env set to 1, and returns its output, failing t if
+// the child fails.
+func rerunPoolTests(t *testing.T, env string) string {
+	t.Helper()
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, exe, "-test.run", "^Test(Pool|HeapMemory|Discard)", "-test.count", "1", "-test.v")
+	cmd.Env = append(os.Environ(), env+"=1")
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	return string(out)
 }
