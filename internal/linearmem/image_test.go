@@ -632,3 +632,32 @@ func TestImagePieces(t *testing.T) {
 		})
 	}
 }
+
+// Turning fault-around off costs one file descriptor per image, opened
+// when the image is made: a pool's memories, however many, open none.
+func TestPoolImageNoFaultAroundOpensNoFilePerMemory(t *testing.T) {
+	img := imageBytes(40)
+	im := newImage(t, img)
+	if !linearmem.FaultAroundOff(im) {
+		t.Skip("userfaultfd is not allowed here: memories map the image in pieces")
+	}
+	p := newPool(t, linearmem.PoolOptions{MaxIdle: -1, Image: im})
+	openFiles := func() int {
+		entries, err := os.ReadDir("/proc/self/fd")
+		require.NoError(t, err)
+		return len(entries)
+	}
+	before := openFiles()
+	var held []*linearmem.Memory
+	for range 32 {
+		m := allocate(t, p, 1<<20)
+		buf := m.Reallocate(uint64(len(img)))
+		require.Equal(t, img[100], buf[100])
+		held = append(held, m)
+	}
+	require.Equal(t, before, openFiles(), "32 memories mapped and registered at once")
+	for _, m := range held {
+		m.Free()
+	}
+	require.Equal(t, before, openFiles())
+}
