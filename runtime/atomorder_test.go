@@ -67,10 +67,11 @@ var unusedWebGlobals = []struct {
 // (When URL's names sat among the prelude's, `const x=2; return x` spent
 // 299 units more than before them.) What is left is QuickJS's atom hash
 // table: a name of theirs that shares a bucket with one the program looks
-// up costs the lookup a step, a few units a program; and the snapshot's
-// sealed heap (quickjs.Instance.SealFreeSpace) holds other holes in the
-// two engines, so an allocation may take another of the allocator's paths
-// (26 units, 1.3%, at most in this table). The bound is 2%.
+// up costs the lookup a step, a few units a program. The two snapshots
+// offer a run the same free blocks (quickjs.Instance.SeedArenas), so its
+// allocations take the same paths until it has used them up; 16 of the 20
+// programs here spend exactly the same, the others at most 26 units (1.3%)
+// more or less. The bound is 2%.
 func TestWebGlobalsCostUnusedNothing(t *testing.T) {
 	if raceEnabled {
 		t.Skip("building a snapshot is one goroutine's work: -race finds nothing there")

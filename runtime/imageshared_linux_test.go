@@ -84,14 +84,15 @@ func TestImageShared(t *testing.T) {
 }
 
 // imageOwnBound is the most of the image a run waiting on a binding may
-// own: 64 pages (256 KiB). With QuickJS-NG 0.16 (our build) the image has
+// own: 40 pages (160 KiB). With QuickJS-NG 0.16 (our build) the image had
 // 101 pages of 4 KiB that are not zero (88 with 0.10.1), and such a run was
 // measured owning 53 to 54 of them (33 with 0.10.1: bench/README.md at 23be69a,
-// "Which image pages a run touches"); copied, it would own all 101. Since
-// the snapshot orders its arenas (quickjs.Instance.OrderArenas), 49 of
-// 105 (52 of 102 at 1258cef, 56 before the order), and it seals the holes
-// between the prelude's objects (quickjs.Instance.SealFreeSpace).
-const imageOwnBound = 64 * 4096
+// "Which image pages a run touches"); copied, it would own all 101. Once
+// the snapshot ordered its arenas, 49 of 105 (52 of 102 at 1258cef, 56
+// before the order); with arenas of 1,280 bytes and a small one per size
+// class seeded at the top of the heap (quickjs.Instance.SeedArenas), 31 of
+// 100.
+const imageOwnBound = 40 * 4096
 
 // The compiled engine holds two file descriptors for its shared image (the
 // memory file, and the pool's page map, which its scrub reads), once per

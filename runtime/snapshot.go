@@ -289,11 +289,12 @@ type imageTrim struct {
 	Sources    quickjs.SourceStats
 	SourcesErr error
 	Atoms      atomOrder
-	Arenas     int // arenas with free blocks OrderArenas ordered
-	ArenasErr  error
 	// Sealed says which holes SealFreeSpace left to the image.
 	Sealed  quickjs.SealStats
 	SealErr error
+	// Seeded says which small arenas SeedArenas gave the size classes.
+	Seeded  quickjs.SeedStats
+	SeedErr error
 	Zeroed  int // non-zero bytes ZeroUnused cleared
 	ZeroErr error
 	// NonZeroBefore and NonZeroAfter count the memory's non-zero bytes
@@ -309,7 +310,9 @@ type imageTrim struct {
 // the bytes nobody will read — free heap chunks and the dead part of the C
 // stack. It also seals the holes the prelude's temporaries left between
 // its objects (quickjs.Instance.SealFreeSpace), so that a run's new
-// objects fill fresh pages rather than holes all over the image. Fewer
+// objects fill fresh pages rather than holes all over the image, and gives
+// each size of small block a few free ones on pages of their own
+// (quickjs.Instance.SeedArenas). Fewer
 // non-zero bytes make fewer and smaller data segments, which every
 // instantiation copies. Each step checks the memory before it changes
 // anything (see quickjs.Instance.DropSources and ZeroUnused); when the
@@ -339,16 +342,15 @@ func trimImage(in *quickjs.Instance, prelude string, handles ...quickjs.Value) (
 	if t.SourcesErr != nil && !errors.Is(t.SourcesErr, quickjs.ErrLayoutMismatch) {
 		return t, t.SourcesErr
 	}
-	// A run's first blocks of each size then come from one arena, in a row
-	// (see quickjs.Instance.OrderArenas), so it writes fewer of the
-	// image's pages; sealing then leaves that arena alone on its list.
-	t.Arenas, t.ArenasErr = in.OrderArenas()
-	if t.ArenasErr != nil && !errors.Is(t.ArenasErr, quickjs.ErrLayoutMismatch) {
-		return t, t.ArenasErr
-	}
 	t.Sealed, t.SealErr = in.SealFreeSpace()
 	if t.SealErr != nil && !errors.Is(t.SealErr, quickjs.ErrLayoutMismatch) {
 		return t, t.SealErr
+	}
+	// A run's first blocks of each size then come from a few pages, the
+	// same in every snapshot (see quickjs.Instance.SeedArenas).
+	t.Seeded, t.SeedErr = in.SeedArenas()
+	if t.SeedErr != nil && !errors.Is(t.SeedErr, quickjs.ErrLayoutMismatch) {
+		return t, t.SeedErr
 	}
 	t.Zeroed, t.ZeroErr = in.ZeroUnused()
 	if t.ZeroErr != nil && !errors.Is(t.ZeroErr, quickjs.ErrLayoutMismatch) {

@@ -86,8 +86,10 @@ type EngineManifest struct {
 // from (wasm/upstream): the QuickJS-NG commit and version it was compiled
 // from, the toolchain, and the module's SHA-256.
 type Provenance struct {
-	Version   string `json:"version"`
-	Commit    string `json:"commit"`
+	Version string `json:"version"`
+	Commit  string `json:"commit"`
+	// Edits are the lines of QuickJS-NG's sources the build replaced.
+	Edits     string `json:"edits,omitempty"`
 	Toolchain string `json:"toolchain"`
 	SHA256    string `json:"sha256"`
 	Source    string `json:"source"`

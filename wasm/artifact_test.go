@@ -21,6 +21,7 @@ func TestEngineEmbedded(t *testing.T) {
 	require.Equal(t, Provenance{
 		Version:   upstream.Version(),
 		Commit:    upstream.Commit(),
+		Edits:     upstream.Edits(),
 		Toolchain: upstream.Toolchain(),
 		SHA256:    upstream.SHA256(),
 		Source:    upstream.Source,

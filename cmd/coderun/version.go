@@ -34,8 +34,12 @@ func runVersion(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	e := engine()
-	fmt.Fprintf(stdout, "coderun %s\nQuickJS-NG %s (commit %s)\nbuilt with %s\nwasm sha256 %s\n%s %s/%s\n",
-		version(), e.Version, e.Commit, e.Toolchain, e.ModuleSHA256, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	edits := ""
+	if e.Edits != "" {
+		edits = "; edited: " + e.Edits
+	}
+	fmt.Fprintf(stdout, "coderun %s\nQuickJS-NG %s (commit %s%s)\nbuilt with %s\nwasm sha256 %s\n%s %s/%s\n",
+		version(), e.Version, e.Commit, edits, e.Toolchain, e.ModuleSHA256, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 	return 0
 }
 
@@ -50,16 +54,17 @@ func version() string {
 
 // engineInfo is what `coderun version` says of the engine.
 type engineInfo struct {
-	Version, Commit, Toolchain, ModuleSHA256 string
+	Version, Commit, Edits, Toolchain, ModuleSHA256 string
 }
 
 // engine returns what the engine's manifest records: the QuickJS-NG
-// version and commit, the toolchain, and the SHA-256 of the module that
+// version and commit, the lines of its sources the build edited, the toolchain, and the SHA-256 of the module that
 // runs. It is the one place the CLI reads them.
 func engine() engineInfo {
 	m, err := wasm.Manifest()
 	if err != nil {
 		return engineInfo{Version: "unknown", Commit: "unknown", Toolchain: "unknown", ModuleSHA256: err.Error()}
 	}
-	return engineInfo{Version: m.QuickJS.Version, Commit: m.QuickJS.Commit, Toolchain: m.QuickJS.Toolchain, ModuleSHA256: m.ModuleSHA256}
+	return engineInfo{Version: m.QuickJS.Version, Commit: m.QuickJS.Commit, Edits: m.QuickJS.Edits,
+		Toolchain: m.QuickJS.Toolchain, ModuleSHA256: m.ModuleSHA256}
 }

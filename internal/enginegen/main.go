@@ -69,7 +69,7 @@ func build(ctx context.Context) (module, manifest []byte, err error) {
 	}
 	sum := sha256.Sum256(module)
 	m := wasm.EngineManifest{
-		QuickJS: wasm.Provenance{Version: upstream.Version(), Commit: upstream.Commit(), Toolchain: upstream.Toolchain(),
+		QuickJS: wasm.Provenance{Version: upstream.Version(), Commit: upstream.Commit(), Edits: upstream.Edits(), Toolchain: upstream.Toolchain(),
 			SHA256: upstream.SHA256(), Source: upstream.Source},
 		ModuleSHA256: hex.EncodeToString(sum[:]),
 		ModuleBytes:  len(module),

@@ -1,10 +1,8 @@
 package quickjs
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
-	"slices"
 )
 
 // QuickJS-NG 0.16 serves every js_malloc_rt request through its own
@@ -14,7 +12,8 @@ import (
 // index (blockLargeClass for a large block), a byte holding the GC object
 // type (low 7 bits) and the cycle collector's mark, then the reference
 // count. A small block (header and payload together at most 512 bytes)
-// lives in a 4 KiB arena of one size class: a malloc'd JSArena (free_link,
+// lives in an arena of one size class, of arenaSize bytes (QuickJS-NG's
+// 4 KiB, edited by wasm/upstream/build.sh): a malloc'd JSArena (free_link,
 // link, block_size_idx, n_used_blocks, n_blocks, first_free_block) followed
 // by n_blocks blocks of the class's size; its free blocks are chained by
 // their u16 index. JSRuntime keeps, per size class, the list of its arenas
@@ -36,7 +35,7 @@ const (
 	arenaBlocks    = 20
 	arenaFirstFree = 22
 	arenaHeader    = 24 // sizeof(JSArena): the blocks start here
-	arenaSize      = 4096
+	arenaSize      = 1280
 
 	blockHeader     = 8
 	blockGCType     = 3
@@ -74,7 +73,7 @@ type block struct {
 
 // walkArenas checks every arena of the runtime at rt against the malloc
 // heap and the allocator's invariants: each arena is an in-use malloc
-// chunk of its list's size class, holds as many blocks as fit in 4 KiB,
+// chunk of its list's size class, holds at most as many blocks as fit in arenaSize,
 // its free chain names each free block once and the others are in use,
 // and only arenas not full are on the free-arena list, and every arena not
 // full is, unless its link there is linked to itself (SealFreeSpace). It then
@@ -163,14 +162,14 @@ func checkArena(mem []byte, heap heapWalk, ar uint32, class int) (arena, int, er
 	}
 	u16 := func(p uint32) int { return int(mem[p]) | int(mem[p+1])<<8 }
 	bs := arenaBlockSizes[class]
-	n := int((arenaSize - arenaHeader) / bs)
+	n := u16(ar + arenaBlocks)
 	c, ok := heap.inUseAt(ar)
 	if !ok || c.usableEnd()-ar < arenaHeader+uint32(n)*bs {
 		return fail("not a heap allocation of its size")
 	}
 	used := u16(ar + arenaUsed)
-	if int(mem[ar+arenaClass]) != class || u16(ar+arenaBlocks) != n || used == 0 || used > n {
-		return fail("class %d, %d of %d blocks used", mem[ar+arenaClass], used, u16(ar+arenaBlocks))
+	if int(mem[ar+arenaClass]) != class || n == 0 || n > int((arenaSize-arenaHeader)/bs) || used == 0 || used > n {
+		return fail("class %d, %d of %d blocks used", mem[ar+arenaClass], used, n)
 	}
 	free := make([]bool, n)
 	nfree := 0
@@ -301,72 +300,4 @@ func listDel(mem []byte, el uint32) {
 func putLE32(b []byte, v uint32) {
 	_ = b[3]
 	b[0], b[1], b[2], b[3] = byte(v), byte(v>>8), byte(v>>16), byte(v>>24)
-}
-
-// OrderArenas orders, for each size class, the arenas a new block may come
-// from: the list of those not full by their free blocks, most first, and
-// each arena's free chain by block index, lowest first. js_arena_malloc
-// takes the first free block of the first arena on its class's list, so an
-// instance then fills one arena's neighbouring blocks before it moves to
-// the next arena, and a run that allocates writes to fewer pages of an
-// image taken now. It returns how many arenas have free blocks. It checks
-// the heap and the arenas first (walkHeap, walkArenas) and changes nothing
-// on a mismatch, failing with ErrLayoutMismatch. It must not be called
-// while a call into the instance is in progress.
-func (in *Instance) OrderArenas() (int, error) {
-	mem, ok := in.mem.Read(0, in.mem.Size())
-	if !ok {
-		return 0, errors.New("quickjs: reading memory")
-	}
-	heap, err := walkHeap(mem, in.layout.HeapBase)
-	if err != nil {
-		return 0, err
-	}
-	w, err := walkArenas(mem, heap, in.rt)
-	if err != nil {
-		return 0, err
-	}
-	n := 0
-	for class := range arenaClasses {
-		head := in.rt + rtFreeArenaLists + 8*uint32(class)
-		var list []uint32
-		_ = walkList(mem, head, arenaFreeLink, func(ar uint32) error { list = append(list, ar); return nil })
-		slices.SortStableFunc(list, func(a, b uint32) int { return cmp.Compare(w.freeBlocks(b), w.freeBlocks(a)) })
-		for _, ar := range list {
-			listDel(mem, ar+arenaFreeLink)
-		}
-		for i := len(list) - 1; i >= 0; i-- {
-			listAdd(mem, list[i]+arenaFreeLink, head)
-			w.relinkFree(mem, list[i])
-		}
-		n += len(list)
-	}
-	return n, nil
-}
-
-// freeBlocks is how many of the arena at ar's blocks are free.
-func (w arenaWalk) freeBlocks(ar uint32) int {
-	n := 0
-	for _, free := range w.arenas[ar].free {
-		if free {
-			n++
-		}
-	}
-	return n
-}
-
-// relinkFree chains the free blocks of the arena at ar by index, lowest
-// first.
-func (w arenaWalk) relinkFree(mem []byte, ar uint32) {
-	a := w.arenas[ar]
-	bs := arenaBlockSizes[a.class]
-	put16 := func(p uint32, v int) { mem[p], mem[p+1] = byte(v), byte(v>>8) }
-	link := ar + arenaFirstFree
-	for i, free := range a.free {
-		if free {
-			put16(link, i)
-			link = ar + arenaHeader + uint32(i)*bs
-		}
-	}
-	put16(link, blockLarge)
 }

@@ -16,16 +16,15 @@ type SealStats struct {
 // new objects side by side on fresh pages instead of into holes spread
 // over the image, each of which would make one more page of the image the
 // run's own. It allocates every free malloc chunk but the top chunk, with
-// a malloc of exactly its size, and zeroes it; and it takes every arena
-// of the engine's small-block allocator off its size class's list of
-// arenas with free blocks, but the one with the most free blocks, which
-// stays there for the run's first allocations of that size. Nothing is
-// written into a hole but the zeroes: the chunks stay allocated for the
-// instance's life (they are the leak), an arena taken off its list is
-// used again once it has been full, as any arena is, and freed when its
-// last block is. When the heap or the arenas do not walk (walkHeap,
-// walkArenas), it changes nothing; when a malloc does not take the chunk
-// it was meant to take, it frees what it took; both fail with
+// a malloc of exactly its size, and zeroes it; and it takes every arena of
+// the engine's small-block allocator off its size class's list of arenas
+// with free blocks (SeedArenas then gives each class a small arena of its
+// own). Nothing is written into a hole but the zeroes: the chunks stay
+// allocated for the instance's life (they are the leak), an arena taken
+// off its list is used again once it has been full, as any arena is, and
+// freed when its last block is. When the heap or the arenas do not walk
+// (walkHeap, walkArenas), it changes nothing; when a malloc does not take
+// the chunk it was meant to take, it frees what it took; both fail with
 // ErrLayoutMismatch, and the instance is as good as before. It must run
 // after the last allocation that should reuse a hole, and not while a
 // call into the instance is in progress.
@@ -104,11 +103,10 @@ func (in *Instance) sealChunks(w heapWalk) (chunks, bytes int, err error) {
 	return len(got), bytes, nil
 }
 
-// detachArenas takes every arena off its free-arena list but the one with
-// the most free blocks (the first listed of those), linking its free_link
-// to itself, which is what list_del then finds when the arena's last
-// block is freed. It returns the arenas taken off, and their free blocks
-// and those blocks' bytes.
+// detachArenas takes every arena off its free-arena list, linking its
+// free_link to itself, which is what list_del then finds when the arena's
+// last block is freed. It returns the arenas taken off, and their free
+// blocks and those blocks' bytes.
 func detachArenas(mem []byte, w arenaWalk, rt uint32) (arenas, blocks, bytes int) {
 	for class := range arenaClasses {
 		var list []uint32
@@ -117,16 +115,7 @@ func detachArenas(mem []byte, w arenaWalk, rt uint32) (arenas, blocks, bytes int
 			list = append(list, ar)
 			return nil
 		})
-		best := 0
-		for i, ar := range list {
-			if w.arenas[ar].freeBlocks() > w.arenas[list[best]].freeBlocks() {
-				best = i
-			}
-		}
-		for i, ar := range list {
-			if i == best {
-				continue
-			}
+		for _, ar := range list {
 			listDel(mem, ar+arenaFreeLink)
 			putLE32(mem[ar+arenaFreeLink:], ar+arenaFreeLink)
 			putLE32(mem[ar+arenaFreeLink+4:], ar+arenaFreeLink)

@@ -22,6 +22,15 @@ headers=(quickjs.h quickjs-atom.h quickjs-opcode.h quickjs-c-atomics.h libregexp
   libunicode.h libunicode-table.h dtoa.h cutils.h list.h builtin-array-fromasync.h
   builtin-iterator-zip.h builtin-iterator-zip-keyed.h)
 packages=(clang-19 lld-19 libclang-rt-19-dev-wasm32 wasi-libc)
+# The one edit made to the sources, a line of quickjs.c replaced by
+# another: the size of the arenas its small-block allocator carves blocks
+# of up to 512 bytes from, a plain #define that -D cannot override.
+# Smaller arenas put a run's first blocks of each size on fewer pages of
+# the snapshot (README.md, "The arena size"). build.json records the
+# sources' SHA-256 as committed upstream, and the edit beside them.
+edit_file=quickjs.c
+edit_from='#define JS_ARENA_SIZE              4096'
+edit_to='#define JS_ARENA_SIZE              1280'
 
 cflags=(--target=wasm32-wasi -O2 -mbulk-memory -DNDEBUG -std=gnu11 -funsigned-char -fno-strict-aliasing
   -D_GNU_SOURCE -D_WASI_EMULATED_PROCESS_CLOCKS -D_WASI_EMULATED_SIGNAL
@@ -57,6 +66,14 @@ ln -s /usr/lib/wasm32-wasi "$work/sysroot/lib/wasm32-wasi"
 [ "$(git --git-dir="$git_dir" rev-parse --verify "$commit^{commit}")" = "$commit" ] ||
   { echo "commit $commit is not in $git_dir" >&2; exit 1; }
 git --git-dir="$git_dir" archive "$commit" "${sources[@]}" "${headers[@]}" | tar -x -C "$work/src"
+sha() { sha256sum "$1" | cut -d' ' -f1; }
+declare -A upstream_sha
+for s in "${sources[@]}" "${headers[@]}"; do upstream_sha[$s]=$(sha "$work/src/$s"); done
+[ "$(grep -cxF -- "$edit_from" "$work/src/$edit_file")" = 1 ] ||
+  { echo "$edit_file does not have the line '$edit_from' once" >&2; exit 1; }
+awk -v from="$edit_from" -v to="$edit_to" '$0 == from { print to; next } { print }' \
+  "$work/src/$edit_file" > "$work/edited" && mv "$work/edited" "$work/src/$edit_file"
+[ "$(grep -cxF -- "$edit_to" "$work/src/$edit_file")" = 1 ] || { echo "editing $edit_file failed" >&2; exit 1; }
 
 objs=()
 for s in "${sources[@]}"; do
@@ -67,7 +84,6 @@ clang-19 --sysroot="$work/sysroot" "${cflags[@]}" -I"$work/src" -c "$here/glue/g
 clang-19 -fuse-ld=lld --sysroot="$work/sysroot" "${ldflags[@]}" -o "$work/quickjs-ng.wasm" "${objs[@]}" "$work/glue.o"
 cp "$work/quickjs-ng.wasm" "$out/quickjs-ng.wasm"
 
-sha() { sha256sum "$1" | cut -d' ' -f1; }
 json_list() { local first=1; printf '['; for x in "$@"; do [ $first = 1 ] || printf ', '; first=0; printf '"%s"' "${x//\"/\\\"}"; done; printf ']'; }
 {
   printf '{\n'
@@ -76,9 +92,10 @@ json_list() { local first=1; printf '['; for x in "$@"; do [ $first = 1 ] || pri
   first=1
   for s in "${sources[@]}" "${headers[@]}"; do
     [ $first = 1 ] || printf ',\n'; first=0
-    printf '\t\t"%s": "%s"' "$s" "$(sha "$work/src/$s")"
+    printf '\t\t"%s": "%s"' "$s" "${upstream_sha[$s]}"
   done
   printf '\n\t},\n'
+  printf '\t"edits": [{"file": "%s", "from": "%s", "to": "%s"}],\n' "$edit_file" "$edit_from" "$edit_to"
   printf '\t"glue": {"glue/glue.c": "%s"},\n' "$(sha "$here/glue/glue.c")"
   printf '\t"toolchain": {\n'
   first=1

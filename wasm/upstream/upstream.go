@@ -31,7 +31,10 @@ type Record struct {
 	} `json:"quickjs_ng"`
 	// Sources and Glue map each file the build read to its SHA-256.
 	Sources map[string]string `json:"sources"`
-	Glue    map[string]string `json:"glue"`
+	// Edits are the lines of the sources the build replaced before
+	// compiling them (Sources has the SHA-256 of the files before).
+	Edits []Edit            `json:"edits"`
+	Glue  map[string]string `json:"glue"`
 	// Toolchain maps each Debian package of the toolchain to its version.
 	Toolchain map[string]string `json:"toolchain"`
 	CFlags    []string          `json:"cflags"`
@@ -41,6 +44,19 @@ type Record struct {
 		SHA256 string `json:"sha256"`
 		Bytes  int    `json:"bytes"`
 	} `json:"module"`
+}
+
+// Edit is one line of a source file replaced by another.
+type Edit struct {
+	File string `json:"file"`
+	From string `json:"from"`
+	To   string `json:"to"`
+}
+
+// String shows the edit as "file: from → to", runs of spaces in either
+// line collapsed to one.
+func (e Edit) String() string {
+	return e.File + ": " + strings.Join(strings.Fields(e.From), " ") + " → " + strings.Join(strings.Fields(e.To), " ")
 }
 
 //go:embed quickjs-ng.wasm
@@ -67,6 +83,17 @@ func Version() string { return Build().QuickJSNG.Version }
 
 // Commit is the QuickJS-NG commit the module was built from.
 func Commit() string { return Build().QuickJSNG.Commit }
+
+// Edits describes the edits made to the sources before they were
+// compiled, separated by "; " (empty when there were none).
+func Edits() string {
+	r := Build()
+	parts := make([]string, len(r.Edits))
+	for i, e := range r.Edits {
+		parts[i] = e.String()
+	}
+	return strings.Join(parts, "; ")
+}
 
 // Toolchain describes the compiler the module was built with, as
 // "package version" pairs in name order.
@@ -106,4 +133,4 @@ func Check(b []byte) error {
 }
 
 // Source says where the module comes from, for the engine's manifest.
-const Source = "wasm/upstream/build.sh: QuickJS-NG's sources at the commit, with coderun's glue"
+const Source = "wasm/upstream/build.sh: QuickJS-NG's sources at the commit, one line edited, with coderun's glue"

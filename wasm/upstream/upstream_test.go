@@ -66,6 +66,14 @@ func TestBuildRecord(t *testing.T) {
 	require.Contains(t, string(script), "\ncommit="+r.QuickJSNG.Commit+"\n", "build.sh pins the commit build.json records")
 
 	require.Contains(t, r.Sources, "quickjs.c")
+	require.Len(t, r.Edits, 1, "the arena size")
+	for _, e := range r.Edits {
+		require.Contains(t, r.Sources, e.File, "an edit of a source the build reads")
+		require.NotEqual(t, e.From, e.To)
+		require.Contains(t, string(script), "\nedit_file="+e.File+"\nedit_from='"+e.From+"'\nedit_to='"+e.To+"'\n",
+			"build.sh makes the edit build.json records")
+	}
+	require.Equal(t, "quickjs.c: #define JS_ARENA_SIZE 4096 → #define JS_ARENA_SIZE 1280", Edits())
 	for name, h := range r.Sources {
 		require.Regexp(t, hex64, h, name)
 	}
