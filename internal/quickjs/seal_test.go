@@ -71,20 +71,29 @@ func TestSealFreeSpace(t *testing.T) {
 	require.NoError(t, err, "the arenas walk after the engine freed into them")
 }
 
-// On a heap that does not walk, SealFreeSpace changes nothing.
-func TestSealFreeSpaceRefusesABrokenHeap(t *testing.T) {
-	in := newStackInstance(t)
-	churn(t, in)
-	mem := memory(t, in)
-	w := mustWalk(t, in)
-	top := w.top()
-	fence := le32(mem[top.p+top.size+4:])
-	putLeUint32(mem[top.p+top.size+4:], 0)
-	before := bytes.Clone(mem)
-	_, err := in.SealFreeSpace()
-	require.ErrorIs(t, err, ErrLayoutMismatch)
-	require.True(t, bytes.Equal(before, memory(t, in)), "memory changed")
-	putLeUint32(mem[top.p+top.size+4:], fence)
+// On a heap that does not walk, SealFreeSpace and SeedArenas change
+// nothing.
+func TestHeapTrimsRefuseABrokenHeap(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		trim func(*Instance) error
+	}{
+		{"SealFreeSpace", func(in *Instance) error { _, err := in.SealFreeSpace(); return err }},
+		{"SeedArenas", func(in *Instance) error { _, err := in.SeedArenas(); return err }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := newStackInstance(t)
+			churn(t, in)
+			mem := memory(t, in)
+			top := mustWalk(t, in).top()
+			fence := le32(mem[top.p+top.size+4:])
+			putLeUint32(mem[top.p+top.size+4:], 0)
+			before := bytes.Clone(mem)
+			require.ErrorIs(t, tc.trim(in), ErrLayoutMismatch)
+			require.True(t, bytes.Equal(before, memory(t, in)), "memory changed")
+			putLeUint32(mem[top.p+top.size+4:], fence)
+		})
+	}
 }
 
 // mustWalk walks the instance's heap.
