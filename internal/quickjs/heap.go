@@ -125,6 +125,24 @@ func walkHeap(mem []byte, heapBase uint32) (heapWalk, error) {
 	}
 }
 
+// walkMemory reads the instance's memory and walks its malloc heap and
+// the engine's arenas (walkHeap, walkArenas): the checks every step that
+// edits the heap makes before it changes anything. mem aliases the memory
+// until the next call into the instance.
+func (in *Instance) walkMemory() (mem []byte, heap heapWalk, arenas arenaWalk, err error) {
+	mem, ok := in.mem.Read(0, in.mem.Size())
+	if !ok {
+		return nil, heapWalk{}, arenaWalk{}, errors.New("quickjs: reading memory")
+	}
+	if heap, err = walkHeap(mem, in.layout.HeapBase); err != nil {
+		return nil, heapWalk{}, arenaWalk{}, err
+	}
+	if arenas, err = walkArenas(mem, heap, in.rt); err != nil {
+		return nil, heapWalk{}, arenaWalk{}, err
+	}
+	return mem, heap, arenas, nil
+}
+
 // ZeroUnused zeroes the bytes of the linear memory that hold nothing: the
 // payload of every free malloc chunk after its free-list links, the whole
 // top chunk's payload, every free block of the engine's arenas after its
@@ -138,15 +156,7 @@ func walkHeap(mem []byte, heapBase uint32) (heapWalk, error) {
 // fails with ErrLayoutMismatch. It must not be called while a call into
 // the instance is in progress.
 func (in *Instance) ZeroUnused() (int, error) {
-	mem, ok := in.mem.Read(0, in.mem.Size())
-	if !ok {
-		return 0, errors.New("quickjs: reading memory")
-	}
-	w, err := walkHeap(mem, in.layout.HeapBase)
-	if err != nil {
-		return 0, err
-	}
-	arenas, err := walkArenas(mem, w, in.rt)
+	mem, w, arenas, err := in.walkMemory()
 	if err != nil {
 		return 0, err
 	}

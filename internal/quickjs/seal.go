@@ -30,15 +30,7 @@ type SealStats struct {
 // call into the instance is in progress.
 func (in *Instance) SealFreeSpace() (SealStats, error) {
 	var st SealStats
-	mem, ok := in.mem.Read(0, in.mem.Size())
-	if !ok {
-		return st, errors.New("quickjs: reading memory")
-	}
-	w, err := walkHeap(mem, in.layout.HeapBase)
-	if err != nil {
-		return st, err
-	}
-	arenas, err := walkArenas(mem, w, in.rt)
+	mem, w, arenas, err := in.walkMemory()
 	if err != nil {
 		return st, err
 	}

@@ -53,15 +53,7 @@ func seedBlocks(class int) uint32 {
 // while a call into the instance is in progress.
 func (in *Instance) SeedArenas() (SeedStats, error) {
 	var st SeedStats
-	mem, ok := in.mem.Read(0, in.mem.Size())
-	if !ok {
-		return st, errors.New("quickjs: reading memory")
-	}
-	heap, err := walkHeap(mem, in.layout.HeapBase)
-	if err != nil {
-		return st, err
-	}
-	if _, err := walkArenas(mem, heap, in.rt); err != nil {
+	if _, _, _, err := in.walkMemory(); err != nil {
 		return st, err
 	}
 	var got [arenaClasses]uint32
@@ -78,18 +70,16 @@ func (in *Instance) SeedArenas() (SeedStats, error) {
 		got[class] = p
 	}
 	// malloc may have grown the memory.
-	if mem, ok = in.mem.Read(0, in.mem.Size()); !ok {
+	mem, ok := in.mem.Read(0, in.mem.Size())
+	if !ok {
 		return st, errors.New("quickjs: reading memory")
 	}
 	for class, ar := range got {
 		st.Bytes += int(seedArena(mem, in.rt, ar, class))
 	}
 	st.Arenas = len(got)
-	heap, err = walkHeap(mem, in.layout.HeapBase)
-	if err == nil {
-		_, err = walkArenas(mem, heap, in.rt)
-	}
-	if err != nil {
+	if _, _, _, err := in.walkMemory(); err != nil {
+		// Not wrapped (%v): not ErrLayoutMismatch, which callers tolerate.
 		return st, fmt.Errorf("quickjs: the seeded arenas do not check: %v", err)
 	}
 	return st, nil

@@ -2,7 +2,6 @@ package quickjs
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"strings"
 )
@@ -94,15 +93,7 @@ func (in *Instance) DropSources(from string) (SourceStats, error) {
 // findSources returns every function's source text, after checking the
 // layout that DropSources relies on.
 func (in *Instance) findSources(from string) ([]functionSource, error) {
-	mem, ok := in.mem.Read(0, in.mem.Size())
-	if !ok {
-		return nil, errors.New("quickjs: reading memory")
-	}
-	heap, err := walkHeap(mem, in.layout.HeapBase)
-	if err != nil {
-		return nil, err
-	}
-	arenas, err := walkArenas(mem, heap, in.rt)
+	mem, heap, arenas, err := in.walkMemory()
 	if err != nil {
 		return nil, err
 	}
